@@ -1,0 +1,105 @@
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApiClient, type ApiClient } from '../../../src/cluster/api-client.js';
+import { loadKubeconfig } from '../../../src/cluster/kubeconfig.js';
+import { KubernetesApiError } from '../../../src/cluster/errors.js';
+import { waitFor } from '../../../src/util/wait.js';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export function clusterEnvPath(): string {
+  return join(process.env.KUBE_SWEEP_CLUSTER_DIR ?? join(repoRoot, '.cluster'), 'env');
+}
+
+/** What test/cluster/up.sh wrote to .cluster/env. */
+export interface ClusterEnv {
+  readonly kubeconfig: string;
+  readonly clusterDir: string;
+  readonly etcdEndpoint: string;
+  readonly kubectl: string;
+  readonly helm3: string;
+  readonly helm4: string;
+  readonly kwok: boolean;
+}
+
+export function clusterEnv(): ClusterEnv {
+  const vars: Record<string, string> = {};
+  for (const line of readFileSync(clusterEnvPath(), 'utf8').split('\n')) {
+    const m = /^export (\w+)='([^']*)'/.exec(line) ?? /^export (\w+)=(\S+)/.exec(line);
+    if (m) vars[m[1]!] = m[2]!;
+  }
+  return {
+    kubeconfig: vars.KUBECONFIG!,
+    clusterDir: vars.KUBE_SWEEP_CLUSTER_DIR!,
+    etcdEndpoint: vars.KUBE_SWEEP_ETCD_ENDPOINT!,
+    kubectl: vars.KUBECTL!,
+    helm3: vars.HELM3!,
+    helm4: vars.HELM4!,
+    kwok: vars.KUBE_SWEEP_KWOK === '1',
+  };
+}
+
+/** An ApiClient with the admin identity of the local control plane. */
+export async function adminApi(): Promise<ApiClient> {
+  const loaded = loadKubeconfig(clusterEnv().kubeconfig, '', {});
+  return createApiClient(loaded, { timeoutMs: 30_000 });
+}
+
+/** A name no other test uses: `<prefix>-<random>`. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Runs kubectl against the local control plane; throws with stderr on failure. */
+export async function kubectl(args: string[], input?: string): Promise<string> {
+  const env = clusterEnv();
+  const result = await execa(env.kubectl, ['--kubeconfig', env.kubeconfig, ...args], {
+    reject: false,
+    ...(input !== undefined ? { input } : {}),
+  });
+  if (result.exitCode !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+  return String(result.stdout);
+}
+
+/** Runs a Helm binary against the local control plane. */
+export async function helm(binary: string, args: string[]) {
+  const env = clusterEnv();
+  return execa(binary, [...args, '--kubeconfig', env.kubeconfig], { reject: false });
+}
+
+/** GET that returns undefined on 404. */
+export async function getOrUndefined<T>(api: ApiClient, path: string): Promise<T | undefined> {
+  try {
+    return await api.request<T>({ path });
+  } catch (error) {
+    if (error instanceof KubernetesApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** Waits until GET `path` is 404. */
+export async function waitGone(api: ApiClient, path: string, timeoutMs = 60_000): Promise<void> {
+  await waitFor(async () => ({ done: (await getOrUndefined(api, path)) === undefined, value: path }), {
+    timeoutMs,
+    description: `${path} to be gone`,
+  });
+}
+
+export async function createNamespace(api: ApiClient, name: string, labels: Record<string, string> = {}) {
+  await api.request({
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } },
+  });
+}
+
+/** Deletes (404 is fine) without waiting. */
+export async function deleteIfPresent(api: ApiClient, path: string, query: Record<string, string> = {}) {
+  try {
+    await api.request({ method: 'DELETE', path, query });
+  } catch (error) {
+    if (!(error instanceof KubernetesApiError && error.status === 404)) throw error;
+  }
+}

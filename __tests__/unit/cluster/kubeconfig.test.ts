@@ -1,0 +1,92 @@
+import { mkdtempSync, statSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { ClusterAccessError } from '../../../src/cluster/errors.js';
+import { loadKubeconfig, writeKubeconfigFile } from '../../../src/cluster/kubeconfig.js';
+
+const certData = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIBcertificatebodyline1\n-----END CERTIFICATE-----\n').toString('base64');
+const keyData = Buffer.from('-----BEGIN PRIVATE KEY-----\nMIIEprivatekeybodyline1\n-----END PRIVATE KEY-----\n').toString('base64');
+
+const yaml = `apiVersion: v1
+kind: Config
+clusters:
+- name: one
+  cluster: { server: https://127.0.0.1:6443 }
+- name: noserver
+  cluster: {}
+users:
+- name: admin
+  user: { token: s3cr3t-token-value, client-certificate-data: ${certData}, client-key-data: ${keyData} }
+contexts:
+- name: ctx-one
+  context: { cluster: one, user: admin }
+- name: ctx-noserver
+  context: { cluster: noserver, user: admin }
+- name: ctx-missing
+  context: { cluster: nowhere, user: admin }
+current-context: ctx-one
+`;
+
+const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-kc-'));
+const file = join(dir, 'config');
+writeFileSync(file, yaml);
+
+function problemOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ClusterAccessError) return `${error.problem}: ${error.message}`;
+    throw error;
+  }
+  return undefined;
+}
+
+test.each([
+  ['a path', file, 'file'],
+  ['inline YAML', yaml, 'inline'],
+  ['base64 of the YAML', Buffer.from(yaml).toString('base64'), 'base64'],
+  ['base64 of a path', Buffer.from(file).toString('base64'), 'file'],
+])('reads %s', (_what, input, origin) => {
+  const loaded = loadKubeconfig(input, '', {});
+  expect(loaded.context).toBe('ctx-one');
+  expect(loaded.server).toBe('https://127.0.0.1:6443');
+  expect(loaded.origin.kind).toBe(origin);
+});
+
+test('an empty input falls back to $KUBECONFIG, then ~/.kube/config', () => {
+  expect(loadKubeconfig('', '', { KUBECONFIG: `/nonexistent:${file}` }).origin).toEqual({ kind: 'env', paths: [file] });
+  expect(problemOf(() => loadKubeconfig('', '', { KUBECONFIG: '/nonexistent', HOME: dir }))).toMatch(
+    /^no-such-file: .*\$KUBECONFIG names no file/,
+  );
+  expect(problemOf(() => loadKubeconfig('', '', { HOME: dir }))).toMatch(/^no-such-file: .*\.kube\/config does not exist/);
+});
+
+test('collects every credential for masking', () => {
+  const { secrets } = loadKubeconfig(file, '', {});
+  expect(secrets).toEqual(
+    expect.arrayContaining(['s3cr3t-token-value', certData, keyData, 'MIIEprivatekeybodyline1', 'MIIBcertificatebodyline1']),
+  );
+});
+
+test.each([
+  ['a missing file', '/no/such/kubeconfig', '', /^no-such-file: input 'kubeconfig': no such file '\/no\/such\/kubeconfig'/],
+  ['YAML that is not a kubeconfig', 'apiVersion: v1\nkind: ConfigMap\n', '', /^not-a-kubeconfig: .*no 'clusters', 'contexts' or 'users'/],
+  ['broken YAML', 'clusters: [\n  - {', '', /^not-a-kubeconfig: .*not valid YAML/],
+  ['an unknown context', file, 'prod', /^no-such-context: input 'context' is 'prod'.*contexts there: ctx-one, ctx-noserver, ctx-missing/],
+  ['a cluster without a server', file, 'ctx-noserver', /^no-server: .*has no 'server' URL/],
+  ['a context whose cluster is not defined', file, 'ctx-missing', /^no-server: .*'nowhere', which is not defined/],
+])('rejects %s', (_what, input, context, message) => {
+  const problem = problemOf(() => loadKubeconfig(input, context, {}));
+  expect(problem).toMatch(message);
+  expect(problem).not.toContain('s3cr3t');
+});
+
+test('writes the pinned kubeconfig with mode 0600', () => {
+  const loaded = loadKubeconfig(file, '', {});
+  const path = writeKubeconfigFile(loaded, dir);
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+  const written = parse(readFileSync(path, 'utf8')) as { 'current-context': string; contexts: unknown[] };
+  expect(written['current-context']).toBe('ctx-one');
+  expect(written.contexts).toHaveLength(1);
+});

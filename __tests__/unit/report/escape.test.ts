@@ -1,0 +1,17 @@
+import { codeSpan, escapeMarkdown } from '../../../src/report/escape.js';
+
+test.each([
+  ['<script>alert(1)</script>', '&lt;script&gt;alert\\(1\\)&lt;/script&gt;'],
+  ['[click](https://evil.example)', '\\[click\\]\\(https://evil.example\\)'],
+  ['a | b\n| c', 'a \\| b \\| c'],
+  ['**bold** _it_ `code`', '\\*\\*bold\\*\\* \\_it\\_ \\`code\\`'],
+  ['plain-name.v1', 'plain-name.v1'],
+])('escapeMarkdown(%j)', (input, expected) => {
+  expect(escapeMarkdown(input)).toBe(expected);
+});
+
+test('codeSpan keeps backticks and tags inert', () => {
+  expect(codeSpan('a`b')).toBe('`` a`b ``');
+  expect(codeSpan('<img src=x>')).toBe('`&lt;img src=x>`');
+  expect(codeSpan('a|b')).toBe('`a\\|b`');
+});

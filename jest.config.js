@@ -1,0 +1,24 @@
+/** Jest in ESM mode with ts-jest. Two projects: unit (no cluster) and integration (the local
+ *  control plane from test/cluster; `npm run cluster:up` first). */
+const tsJest = [
+  'ts-jest',
+  { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: ['TS151001'] } },
+];
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': tsJest },
+  testEnvironment: 'node',
+};
+export default {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/__tests__/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/__tests__/integration/**/*.test.ts', '<rootDir>/__tests__/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/__tests__/integration/global-setup.ts',
+    },
+  ],
+  testTimeout: 120000,
+};

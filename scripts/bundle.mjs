@@ -1,0 +1,72 @@
+// Bundles the three entry points with @vercel/ncc into dist/ (committed: GitHub runs dist/):
+//   src/index.ts -> dist/index.js, src/post-entry.ts -> dist/post/index.js, src/cli/index.ts -> dist/cli/index.js
+// With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle).
+import ncc from '@vercel/ncc';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const entries = [
+  ['src/index.ts', ''],
+  ['src/post-entry.ts', 'post'],
+  ['src/cli/index.ts', 'cli'],
+];
+const check = process.argv.includes('--check');
+const outRoot = check ? mkdtempSync(join(tmpdir(), 'kube-sweep-dist-')) : join(root, 'dist');
+if (!check) rmSync(outRoot, { recursive: true, force: true });
+
+for (const [entry, sub] of entries) {
+  const { code, assets } = await ncc(join(root, entry), {
+    minify: true,
+    sourceMap: false,
+    quiet: true,
+    license: sub === '' ? 'licenses.txt' : undefined,
+  });
+  const dir = join(outRoot, sub);
+  mkdirSync(dir, { recursive: true });
+  const banner = sub === 'cli' ? '#!/usr/bin/env node\n' : '';
+  writeFileSync(join(dir, 'index.js'), banner + code.replace(/^#!.*\n/, ''), { mode: sub === 'cli' ? 0o755 : 0o644 });
+  for (const [name, asset] of Object.entries(assets ?? {})) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), asset.source);
+  }
+}
+writeFileSync(join(outRoot, 'package.json'), '{ "type": "module" }\n');
+
+if (check) {
+  const list = (base) => {
+    const files = [];
+    const walk = (d) => {
+      for (const f of readdirSync(d)) {
+        const p = join(d, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else files.push(relative(base, p));
+      }
+    };
+    walk(base);
+    return files.sort();
+  };
+  let fresh;
+  try {
+    const a = list(outRoot);
+    const b = list(join(root, 'dist'));
+    fresh =
+      a.length === b.length &&
+      a.every((f, i) => f === b[i] && readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))));
+    if (!fresh) {
+      const differ = a.filter((f) => !b.includes(f) || !readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))));
+      console.error(`dist/ is stale: ${[...differ, ...b.filter((f) => !a.includes(f))].slice(0, 10).join(', ')}`);
+    }
+  } catch (error) {
+    console.error(`dist/ is stale or missing: ${error.message}`);
+    fresh = false;
+  }
+  rmSync(outRoot, { recursive: true, force: true });
+  if (!fresh) {
+    console.error('Run `npm run bundle` and commit dist/.');
+    process.exit(1);
+  }
+  console.log('dist/ is fresh');
+}

@@ -1,0 +1,169 @@
+import { Agent, request as undiciRequest } from 'undici';
+import { ClusterAccessError, KubernetesApiError, isTlsError, isUnreachableError } from './errors.js';
+import type { LoadedKubeconfig } from './kubeconfig.js';
+import { withRetries, type RetryNotice } from '../util/retry.js';
+
+/** One request to the Kubernetes API. `path` starts with /api or /apis. */
+export interface ApiRequest {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  /** Accept header; default application/json. */
+  readonly accept?: string;
+  readonly body?: unknown;
+  /** Content-Type of `body`; default application/json (use application/merge-patch+json for patches). */
+  readonly contentType?: string;
+  /** Per-request timeout in ms; default the client's. */
+  readonly timeoutMs?: number;
+  /** Retry 409 Conflict too (writes that race a controller). */
+  readonly retryConflict?: boolean;
+}
+
+/**
+ * The port every Kubernetes call goes through: JSON in, JSON out, retries with backoff on
+ * 429/5xx honouring Retry-After, a timeout per request, and errors that carry the status code
+ * and the Status message only (never headers or whole bodies).
+ */
+export interface ApiClient {
+  /** The API server URL, e.g. https://127.0.0.1:6443. */
+  readonly server: string;
+  /**
+   * Sends one request (retried per util/retry.ts) and returns the parsed JSON body.
+   * @throws KubernetesApiError on a non-2xx answer, ClusterAccessError `tls`/`unreachable` on transport failure.
+   */
+  request<T = unknown>(req: ApiRequest): Promise<T>;
+  /** How many HTTP requests were sent, retries included. */
+  readonly sentRequests: () => number;
+  close(): Promise<void>;
+}
+
+export interface ApiClientOptions {
+  /** Timeout of one request in ms. */
+  readonly timeoutMs: number;
+  /** Retries after the first try (default 4). */
+  readonly retries?: number;
+  /** Connections kept open to the server (default 16). */
+  readonly connections?: number;
+  readonly onRetry?: (req: ApiRequest, notice: RetryNotice) => void;
+}
+
+function buildUrl(server: string, path: string, query: ApiRequest['query']): string {
+  const url = new URL(server.replace(/\/+$/, '') + path);
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  return url.toString();
+}
+
+function retryAfterSeconds(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  const n = Number(text);
+  if (Number.isFinite(n) && n >= 0) return n;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+/**
+ * Creates the API client for a loaded kubeconfig: TLS material, bearer token or exec
+ * credentials come from client-node's KubeConfig.applyToHTTPSOptions; requests go through one
+ * undici Agent with keep-alive.
+ */
+export async function createApiClient(loaded: LoadedKubeconfig, options: ApiClientOptions): Promise<ApiClient> {
+  const https: {
+    ca?: Buffer | string;
+    cert?: Buffer | string;
+    key?: Buffer | string;
+    rejectUnauthorized?: boolean;
+    servername?: string;
+    headers?: Record<string, string>;
+  } = {};
+  await loaded.kubeConfig.applyToHTTPSOptions(https as never);
+  const agent = new Agent({
+    connections: options.connections ?? 16,
+    keepAliveTimeout: 30_000,
+    connect: {
+      ...(https.ca ? { ca: https.ca } : {}),
+      ...(https.cert ? { cert: https.cert } : {}),
+      ...(https.key ? { key: https.key } : {}),
+      ...(https.servername ? { servername: https.servername } : {}),
+      rejectUnauthorized: https.rejectUnauthorized ?? true,
+    },
+  });
+  const baseHeaders: Record<string, string> = { ...(https.headers ?? {}), 'user-agent': 'kube-sweep' };
+  let sent = 0;
+
+  async function once<T>(req: ApiRequest): Promise<T> {
+    const method = req.method ?? 'GET';
+    const url = buildUrl(loaded.server, req.path, req.query);
+    const headers: Record<string, string> = { ...baseHeaders, accept: req.accept ?? 'application/json' };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = req.contentType ?? 'application/json';
+    }
+    sent++;
+    let res;
+    try {
+      res = await undiciRequest(url, {
+        method,
+        headers,
+        body,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(req.timeoutMs ?? options.timeoutMs),
+      });
+    } catch (error) {
+      if (isTlsError(error)) {
+        throw new ClusterAccessError(
+          'tls',
+          `TLS verification of ${loaded.server} failed (${(error as Error).message}); check the cluster's ` +
+            "certificate-authority-data in the kubeconfig, or that 'server' names the right host",
+        );
+      }
+      throw error;
+    }
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      let reason = '';
+      let message = '';
+      try {
+        const status = JSON.parse(text) as { reason?: string; message?: string };
+        reason = status.reason ?? '';
+        message = status.message ?? '';
+      } catch {
+        message = text.slice(0, 200).trim();
+      }
+      throw new KubernetesApiError(
+        res.statusCode,
+        method,
+        req.path,
+        reason,
+        message,
+        retryAfterSeconds(res.headers['retry-after']),
+      );
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  return {
+    server: loaded.server,
+    sentRequests: () => sent,
+    async request<T>(req: ApiRequest): Promise<T> {
+      try {
+        return await withRetries(() => once<T>(req), {
+          retries: options.retries ?? 4,
+          retryConflict: req.retryConflict ?? false,
+          onRetry: (n) => options.onRetry?.(req, n),
+        });
+      } catch (error) {
+        if (isUnreachableError(error) || (error as Error)?.name === 'TimeoutError') {
+          throw new ClusterAccessError(
+            'unreachable',
+            `the API server ${loaded.server} did not answer ${req.method ?? 'GET'} ${req.path} ` +
+              `(${(error as Error).message || (error as { code?: string }).code}); is the cluster running and the address right?`,
+          );
+        }
+        throw error;
+      }
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,253 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { ClusterAccessError } from './errors.js';
+
+/** Where a kubeconfig came from, for messages (never the content). */
+export type KubeconfigOrigin =
+  | { kind: 'file'; path: string }
+  | { kind: 'inline' }
+  | { kind: 'base64' }
+  | { kind: 'env'; paths: string[] }
+  | { kind: 'home'; path: string };
+
+/** A validated kubeconfig pinned to one context. */
+export interface LoadedKubeconfig {
+  /** client-node's KubeConfig with `currentContext` set to `context`. */
+  readonly kubeConfig: KubeConfig;
+  readonly context: string;
+  /** `server` of the context's cluster, e.g. https://127.0.0.1:6443. */
+  readonly server: string;
+  readonly origin: KubeconfigOrigin;
+  /**
+   * Every credential value found (tokens, passwords, client keys and certificates, both as
+   * base64 and line by line when decoded), to be masked in logs with core.setSecret.
+   */
+  readonly secrets: readonly string[];
+}
+
+export interface KubeconfigEnvironment {
+  /** $KUBECONFIG: a list of paths separated by the platform's path delimiter. */
+  readonly KUBECONFIG?: string | undefined;
+  readonly HOME?: string | undefined;
+}
+
+const base64Pattern = /^[A-Za-z0-9+/=\s]+$/;
+
+function looksLikeYaml(text: string): boolean {
+  return /(^|\n)\s*(apiVersion|clusters|contexts|users|kind|current-context)\s*:/.test(text) || /^\s*\{/.test(text);
+}
+
+/**
+ * Resolves the `kubeconfig` input to YAML text. Accepted forms, in the order they are tried:
+ * inline YAML (has a newline or a top-level kubeconfig key), base64 of YAML or of a path,
+ * a path to a file. An empty input falls back to $KUBECONFIG (every listed file, merged as
+ * kubectl does, first file wins) and then to ~/.kube/config.
+ * @throws ClusterAccessError `no-such-file` when a named or default file does not exist.
+ */
+export function readKubeconfigInput(
+  input: string,
+  env: KubeconfigEnvironment,
+): { texts: string[]; origin: KubeconfigOrigin } {
+  const value = input.trim();
+  if (value === '') {
+    const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p.trim() !== '');
+    if (listed.length > 0) {
+      const present = listed.filter((p) => existsSync(p));
+      if (present.length === 0) {
+        throw new ClusterAccessError(
+          'no-such-file',
+          `input 'kubeconfig' is empty and $KUBECONFIG names no file that exists (${listed.join(', ')}); ` +
+            'set the input to a kubeconfig path, its YAML or its base64, or fix $KUBECONFIG',
+        );
+      }
+      return { texts: present.map((p) => readFileSync(p, 'utf8')), origin: { kind: 'env', paths: present } };
+    }
+    const home = join(env.HOME ?? homedir(), '.kube', 'config');
+    if (!existsSync(home)) {
+      throw new ClusterAccessError(
+        'no-such-file',
+        `input 'kubeconfig' is empty, $KUBECONFIG is unset and ${home} does not exist; ` +
+          "set 'kubeconfig' to a path, the kubeconfig YAML or its base64, or use 'cluster: kind'",
+      );
+    }
+    return { texts: [readFileSync(home, 'utf8')], origin: { kind: 'home', path: home } };
+  }
+  if (value.includes('\n') || looksLikeYaml(value)) return { texts: [value], origin: { kind: 'inline' } };
+  if (base64Pattern.test(value) && value.length >= 16 && !value.includes('/')) {
+    const decoded = Buffer.from(value.replace(/\s+/g, ''), 'base64').toString('utf8');
+    if (looksLikeYaml(decoded)) return { texts: [decoded], origin: { kind: 'base64' } };
+    const path = decoded.trim();
+    if (path !== '' && !path.includes('\n') && existsSync(path)) {
+      return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
+    }
+  }
+  const path = resolve(value);
+  if (!existsSync(path)) {
+    throw new ClusterAccessError(
+      'no-such-file',
+      `input 'kubeconfig': no such file '${value}'; give a path to a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+    );
+  }
+  return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
+}
+
+function describe(origin: KubeconfigOrigin): string {
+  switch (origin.kind) {
+    case 'file':
+    case 'home':
+      return `kubeconfig file ${origin.path}`;
+    case 'env':
+      return `$KUBECONFIG (${origin.paths.join(', ')})`;
+    case 'inline':
+      return "the inline YAML in input 'kubeconfig'";
+    case 'base64':
+      return "the base64 kubeconfig in input 'kubeconfig'";
+  }
+}
+
+interface KubeconfigDoc {
+  clusters?: { name: string; cluster?: { server?: string } }[];
+  contexts?: { name: string; context?: { cluster?: string; user?: string } }[];
+  users?: { name: string }[];
+  'current-context'?: string;
+  [key: string]: unknown;
+}
+
+function parseDoc(text: string, origin: KubeconfigOrigin): KubeconfigDoc {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    throw new ClusterAccessError(
+      'not-a-kubeconfig',
+      `${describe(origin)} is not valid YAML (${(error as Error).message.split('\n')[0]}); ` +
+        'give a kubeconfig as written by kubectl or kind',
+    );
+  }
+  const map = doc as Record<string, unknown> | null;
+  if (
+    map === null ||
+    typeof map !== 'object' ||
+    Array.isArray(map) ||
+    !(Array.isArray(map.clusters) || Array.isArray(map.contexts) || Array.isArray(map.users))
+  ) {
+    throw new ClusterAccessError(
+      'not-a-kubeconfig',
+      `${describe(origin)} is not a kubeconfig: it has no 'clusters', 'contexts' or 'users' list`,
+    );
+  }
+  return map as KubeconfigDoc;
+}
+
+/** Merges kubeconfigs as kubectl merges $KUBECONFIG: for each name, the first file wins. */
+function mergeDocs(docs: KubeconfigDoc[]): KubeconfigDoc {
+  const merged: KubeconfigDoc = { ...docs[0]!, clusters: [], contexts: [], users: [] };
+  for (const key of ['clusters', 'contexts', 'users'] as const) {
+    const seen = new Set<string>();
+    const out: { name: string }[] = [];
+    for (const d of docs) {
+      for (const entry of (d[key] ?? []) as { name: string }[]) {
+        if (!entry || seen.has(entry.name)) continue;
+        seen.add(entry.name);
+        out.push(entry);
+      }
+    }
+    (merged as Record<string, unknown>)[key] = out;
+  }
+  merged['current-context'] = docs.find((d) => d['current-context'])?.['current-context'];
+  return merged;
+}
+
+function pemLines(base64: string | undefined): string[] {
+  if (!base64) return [];
+  const out = [base64];
+  const decoded = Buffer.from(base64, 'base64').toString('utf8');
+  for (const line of decoded.split('\n')) {
+    const t = line.trim();
+    if (t.length >= 8 && !t.startsWith('-----')) out.push(t);
+  }
+  return out;
+}
+
+/**
+ * Reads, parses and validates a kubeconfig and pins it to one context.
+ * @param input the raw `kubeconfig` input (see readKubeconfigInput for its forms)
+ * @param context the `context` input; '' for the kubeconfig's current-context
+ * @throws ClusterAccessError `no-such-file`, `not-a-kubeconfig`, `no-such-context` (the message
+ *   lists the contexts there are) or `no-server`.
+ */
+export function loadKubeconfig(input: string, context: string, env: KubeconfigEnvironment): LoadedKubeconfig {
+  const { texts, origin } = readKubeconfigInput(input, env);
+  const doc = mergeDocs(texts.map((t) => parseDoc(t, origin)));
+  const names = (doc.contexts ?? []).map((c) => c.name);
+  const chosen = context || doc['current-context'] || '';
+  if (!chosen) {
+    throw new ClusterAccessError(
+      'no-such-context',
+      `${describe(origin)} has no current-context and input 'context' is empty; ` +
+        `set 'context' to one of: ${names.join(', ') || '(none: the kubeconfig has no contexts)'}`,
+    );
+  }
+  const ctx = (doc.contexts ?? []).find((c) => c.name === chosen);
+  if (!ctx) {
+    throw new ClusterAccessError(
+      'no-such-context',
+      `${context ? "input 'context'" : 'current-context'} is '${chosen}', which ${describe(origin)} does not define; ` +
+        `contexts there: ${names.join(', ') || '(none)'}`,
+    );
+  }
+  const clusterName = ctx.context?.cluster ?? '';
+  const cluster = (doc.clusters ?? []).find((c) => c.name === clusterName);
+  const server = cluster?.cluster?.server ?? '';
+  if (!server) {
+    throw new ClusterAccessError(
+      'no-server',
+      `context '${chosen}' in ${describe(origin)} points at cluster '${clusterName}', which ` +
+        `${cluster ? "has no 'server' URL" : 'is not defined'}; add the cluster with its server URL`,
+    );
+  }
+  // client-node refuses a kubeconfig with any server-less cluster, even an unused one: keep
+  // only what the chosen context needs.
+  const pinned: KubeconfigDoc = {
+    ...doc,
+    clusters: [cluster!],
+    contexts: [ctx],
+    users: (doc.users ?? []).filter((u) => u.name === ctx.context?.user),
+    'current-context': chosen,
+  };
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromString(stringifyYaml(pinned));
+  } catch (error) {
+    throw new ClusterAccessError(
+      'not-a-kubeconfig',
+      `${describe(origin)} could not be read as a kubeconfig: ${(error as Error).message}`,
+    );
+  }
+  const secrets: string[] = [];
+  for (const u of kc.getUsers()) {
+    if (u.token) secrets.push(u.token);
+    if (u.password) secrets.push(u.password);
+    secrets.push(...pemLines(u.keyData), ...pemLines(u.certData));
+    if (u.keyFile && existsSync(u.keyFile)) {
+      secrets.push(...pemLines(readFileSync(u.keyFile).toString('base64')));
+    }
+  }
+  return { kubeConfig: kc, context: chosen, server, origin, secrets };
+}
+
+/**
+ * Writes the kubeconfig (pinned to its context) to a file only the current user can read
+ * (mode 0600) under `dir` (default: $RUNNER_TEMP, else the OS temp folder), for tools that
+ * take a file (helm, kubectl). Returns the path.
+ */
+export function writeKubeconfigFile(loaded: LoadedKubeconfig, dir?: string): string {
+  const folder = join(dir ?? process.env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep');
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const path = join(folder, `kubeconfig-${process.pid}-${Date.now()}.yaml`);
+  writeFileSync(path, loaded.kubeConfig.exportConfig(), { mode: 0o600 });
+  return path;
+}

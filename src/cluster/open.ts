@@ -1,0 +1,59 @@
+import type { Settings } from '../config/settings.js';
+import type { CommandRunner } from '../util/command.js';
+import { createApiClient, type ApiClient } from './api-client.js';
+import { checkAccess } from './connect.js';
+import { ensureKindCluster, type KindCluster } from './kind.js';
+import { loadKubeconfig, writeKubeconfigFile, type KubeconfigEnvironment, type LoadedKubeconfig } from './kubeconfig.js';
+
+/** An open connection to the cluster the settings name. */
+export interface OpenCluster {
+  readonly loaded: LoadedKubeconfig;
+  readonly api: ApiClient;
+  readonly serverVersion: string;
+  /** A 0600 kubeconfig file for tools that need one (helm, kubectl). */
+  readonly kubeconfigPath: string;
+  /** Set when `cluster: kind`. */
+  readonly kind?: KindCluster;
+}
+
+export interface OpenClusterPorts {
+  readonly env: KubeconfigEnvironment & { RUNNER_TEMP?: string | undefined };
+  readonly commands: CommandRunner;
+  /** Masks a credential in every later log line (core.setSecret in the action). */
+  readonly setSecret: (value: string) => void;
+  readonly log: (line: string) => void;
+  /** Called as soon as a kind cluster exists, before anything else can fail (post-step state). */
+  readonly onKindCluster?: (cluster: KindCluster) => void;
+}
+
+/**
+ * Gets the cluster: creates or reuses a kind cluster, or loads the kubeconfig and context;
+ * masks every credential; checks that the API answers and the identity may list namespaces.
+ * @throws ClusterAccessError (see cluster/errors.ts) with a message that names the fix.
+ */
+export async function openCluster(settings: Settings, ports: OpenClusterPorts): Promise<OpenCluster> {
+  let kind: KindCluster | undefined;
+  let kubeconfigInput = settings.kubeconfig;
+  if (settings.cluster === 'kind') {
+    kind = await ensureKindCluster(settings.kind, ports.commands);
+    ports.onKindCluster?.(kind);
+    ports.log(`kind cluster '${kind.name}' ${kind.created ? 'created' : 'reused'}`);
+    kubeconfigInput = kind.kubeconfig;
+  }
+  const loaded = loadKubeconfig(kubeconfigInput, settings.context, ports.env);
+  for (const secret of loaded.secrets) ports.setSecret(secret);
+  const kubeconfigPath = writeKubeconfigFile(loaded, ports.env.RUNNER_TEMP);
+  const api = await createApiClient(loaded, {
+    timeoutMs: settings.requestTimeoutMs,
+    onRetry: (req, n) =>
+      ports.log(`retrying ${req.method ?? 'GET'} ${req.path} in ${n.delayMs} ms (${n.retriesLeft} retries left)`),
+  });
+  try {
+    const serverVersion = await checkAccess(api, loaded.context);
+    ports.log(`connected to ${loaded.server} (Kubernetes ${serverVersion}, context '${loaded.context}')`);
+    return { loaded, api, serverVersion, kubeconfigPath, ...(kind ? { kind } : {}) };
+  } catch (error) {
+    await api.close();
+    throw error;
+  }
+}

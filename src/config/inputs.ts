@@ -1,0 +1,54 @@
+/**
+ * Names and defaults of every action input and output, in one place (the `action.yml`
+ * declares the same names; `__tests__/unit/config/action-yml.test.ts` keeps them in step).
+ */
+export const Inputs = {
+  mode: 'mode',
+  cluster: 'cluster',
+  kubeconfig: 'kubeconfig',
+  context: 'context',
+  kindClusterName: 'kind-cluster-name',
+  kindConfig: 'kind-config',
+  kindNodeImage: 'kind-node-image',
+  kindWait: 'kind-wait',
+  kindKeep: 'kind-keep',
+  requestTimeout: 'request-timeout',
+  listConcurrency: 'list-concurrency',
+  pageSize: 'page-size',
+  reportPath: 'report-path',
+} as const;
+
+export type InputName = (typeof Inputs)[keyof typeof Inputs];
+
+/** Default values, as strings exactly as a user would write them in a workflow. */
+export const InputDefaults: Record<InputName, string> = {
+  mode: 'inventory',
+  cluster: 'existing',
+  kubeconfig: '',
+  context: '',
+  'kind-cluster-name': 'kube-sweep',
+  'kind-config': '',
+  'kind-node-image': '',
+  'kind-wait': '60s',
+  'kind-keep': 'false',
+  'request-timeout': '30s',
+  'list-concurrency': '8',
+  'page-size': '500',
+  'report-path': '',
+};
+
+export const Outputs = {
+  verdict: 'verdict',
+  objectCount: 'object-count',
+  coverageGaps: 'coverage-gaps',
+  reportPath: 'report-path',
+  kubeconfigPath: 'kubeconfig-path',
+} as const;
+
+/** Keys of the state the main step hands to the post step (core.saveState / core.getState). */
+export const State = {
+  kindClusterCreated: 'kind-cluster-created',
+  kindClusterName: 'kind-cluster-name',
+  kindKeep: 'kind-keep',
+  isPost: 'is-post',
+} as const;

@@ -1,0 +1,20 @@
+import * as core from '@actions/core';
+import { run } from './main.js';
+import { execaRunner } from './util/command.js';
+
+/** Entry of the action's main step (action.yml `runs.main`). */
+await run({
+  readInput: (name) => core.getInput(name),
+  info: (line) => core.info(line),
+  warning: (line) => core.warning(line),
+  group: (title, fn) => core.group(title, fn),
+  setSecret: (value) => core.setSecret(value),
+  setOutput: (name, value) => core.setOutput(name, value),
+  saveState: (name, value) => core.saveState(name, value),
+  writeSummary: async (markdown) => {
+    await core.summary.addRaw(markdown).write();
+  },
+  setFailed: (message) => core.setFailed(message),
+  env: process.env,
+  commands: execaRunner,
+}).catch((error: unknown) => core.setFailed(`kube-sweep crashed: ${(error as Error)?.message || String(error)}`));

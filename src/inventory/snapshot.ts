@@ -1,0 +1,78 @@
+import type {
+  CoverageGap,
+  FailedGroupVersion,
+  FullObjects,
+  InventoryStats,
+  ObjectMetadata,
+  ServedResource,
+} from './types.js';
+
+/**
+ * One read-only snapshot of the cluster that every rule reads; no rule calls the API.
+ * Built by `collectInventory` (or from a recorded fixture by `buildInventory`).
+ */
+export interface Inventory {
+  /** RFC 3339 time the snapshot was started. */
+  readonly takenAt: string;
+  readonly server: string;
+  /** gitVersion from /version, e.g. v1.37.2. */
+  readonly serverVersion: string;
+  readonly resources: readonly ServedResource[];
+  readonly failedGroupVersions: readonly FailedGroupVersion[];
+  /** Metadata of every listed object, sorted by resource, namespace, name. */
+  readonly objects: readonly ObjectMetadata[];
+  readonly full: FullObjects;
+  /** What could not be read; non-empty means findings may be incomplete. */
+  readonly coverage: readonly CoverageGap[];
+  readonly stats: InventoryStats;
+  /** Indexes over `objects`. */
+  readonly byUid: ReadonlyMap<string, ObjectMetadata>;
+  readonly byNamespace: ReadonlyMap<string, readonly ObjectMetadata[]>;
+  /** owner UID → objects that name it in an ownerReference. */
+  readonly dependentsByOwnerUid: ReadonlyMap<string, readonly ObjectMetadata[]>;
+  /** Names of the namespaces that exist. */
+  readonly namespaceNames: ReadonlySet<string>;
+}
+
+export type InventoryData = Omit<Inventory, 'byUid' | 'byNamespace' | 'dependentsByOwnerUid' | 'namespaceNames'>;
+
+function compareObjects(a: ObjectMetadata, b: ObjectMetadata): number {
+  return (
+    a.resource.localeCompare(b.resource) ||
+    a.apiVersion.localeCompare(b.apiVersion) ||
+    (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
+    a.name.localeCompare(b.name)
+  );
+}
+
+/** Pure: sorts the objects and builds the indexes. Freezes the result. */
+export function buildInventory(data: InventoryData): Inventory {
+  const objects = [...data.objects].sort(compareObjects);
+  const byUid = new Map<string, ObjectMetadata>();
+  const byNamespace = new Map<string, ObjectMetadata[]>();
+  const dependents = new Map<string, ObjectMetadata[]>();
+  for (const o of objects) {
+    if (o.uid) byUid.set(o.uid, o);
+    if (o.namespace !== undefined) {
+      const list = byNamespace.get(o.namespace);
+      if (list) list.push(o);
+      else byNamespace.set(o.namespace, [o]);
+    }
+    for (const ref of o.ownerReferences ?? []) {
+      const list = dependents.get(ref.uid);
+      if (list) list.push(o);
+      else dependents.set(ref.uid, [o]);
+    }
+  }
+  const namespaceNames = new Set(
+    (data.full.namespaces as { metadata?: { name?: string } }[]).map((n) => n.metadata?.name ?? ''),
+  );
+  return Object.freeze({
+    ...data,
+    objects,
+    byUid,
+    byNamespace,
+    dependentsByOwnerUid: dependents,
+    namespaceNames,
+  });
+}

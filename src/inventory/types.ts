@@ -1,0 +1,100 @@
+/**
+ * Plain data of one inventory snapshot. Shapes follow the Kubernetes API (apimachinery's
+ * metav1.ObjectMeta / PartialObjectMetadata and apidiscovery.k8s.io/v2 for discovery).
+ */
+
+/** A GroupVersionResource; `group` is '' for the core group. */
+export interface GroupVersionResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+}
+
+/** A resource the API server serves, from discovery. */
+export interface ServedResource extends GroupVersionResource {
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly string[];
+}
+
+/** Reference to one object. `namespace` is absent for cluster-scoped objects. */
+export interface ObjectRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  readonly uid?: string;
+}
+
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+  readonly blockOwnerDeletion?: boolean;
+}
+
+/**
+ * The metadata of one object as the snapshot keeps it: PartialObjectMetadata without
+ * managedFields and without the last-applied-configuration annotation (both grow with the
+ * object's size, and no rule reads them).
+ */
+export interface ObjectMetadata {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The resource it was listed as (plural, e.g. "configmaps"). */
+  readonly resource: string;
+  readonly namespace?: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly creationTimestamp?: string;
+  /** RFC 3339; set once deletion was requested. */
+  readonly deletionTimestamp?: string;
+  readonly finalizers?: readonly string[];
+  readonly ownerReferences?: readonly OwnerReference[];
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+/** A group-version whose discovery failed (e.g. an APIService whose backend is gone). */
+export interface FailedGroupVersion {
+  /** "metrics.k8s.io/v1beta1"; "v1" for core. */
+  readonly groupVersion: string;
+  /** What failed: stale aggregated discovery, an error answer, an unavailable APIService. */
+  readonly message: string;
+}
+
+/** Something that could not be read, so rules must not conclude "absent" about it. */
+export interface CoverageGap {
+  /** "configmaps", "widgets.example.com/v1", or a group-version for discovery gaps. */
+  readonly resource: string;
+  readonly reason: 'forbidden' | 'failed' | 'discovery';
+  /** The API's message (Status.message) or transport error, never a credential. */
+  readonly message: string;
+  /** For `forbidden`: the RBAC rule that would grant it. */
+  readonly hint?: string;
+}
+
+/** Kinds kept as whole objects because rules read their spec or status. */
+export const fullObjectResources = [
+  { group: '', version: 'v1', resource: 'namespaces' },
+  { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' },
+  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' },
+  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations' },
+  { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
+  { group: '', version: 'v1', resource: 'persistentvolumes' },
+  { group: '', version: 'v1', resource: 'persistentvolumeclaims' },
+] as const satisfies readonly GroupVersionResource[];
+
+/** The whole objects of `fullObjectResources`, keyed by resource plural (plain JSON objects). */
+export type FullObjects = Readonly<Record<(typeof fullObjectResources)[number]['resource'], readonly unknown[]>>;
+
+/** Timings and counts of one inventory run. */
+export interface InventoryStats {
+  readonly discoveryMs: number;
+  readonly listMs: number;
+  readonly resourcesListed: number;
+  readonly pages: number;
+  readonly requests: number;
+}

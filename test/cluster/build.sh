@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Builds the pinned control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler, kubectl), Helm 3 and Helm 4, and kwok from the Go module proxy into a cache
+# folder outside the repository, one folder per component and version:
+#   ${KUBE_SWEEP_CACHE:-$HOME/.cache/kube-sweep}/bin/<component>-<version>/<binary>
+# A folder that already holds its binaries is reused, so reruns take seconds.
+# Prints the bin folders it prepared, one per line, on stdout (logs go to stderr).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+source "$here/versions.env"
+cache=${KUBE_SWEEP_CACHE:-$HOME/.cache/kube-sweep}
+export CGO_ENABLED=0 GOFLAGS=-trimpath GOTOOLCHAIN=local
+log() { printf '[build] %s\n' "$*" >&2; }
+
+# build_module <dir> <go.mod body> <go build args...>: build inside a throwaway module.
+build_module() {
+  local work=$1 gomod=$2; shift 2
+  mkdir -p "$work"
+  printf '%s\n' "$gomod" >"$work/go.mod"
+  printf 'package tools\n' >"$work/tools.go"
+  (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true; cd "$work" && "$@")
+}
+
+# --- etcd -------------------------------------------------------------------
+etcd_dir="$cache/bin/etcd-$ETCD_VERSION"
+if [[ ! -x "$etcd_dir/etcd" ]]; then
+  log "building etcd $ETCD_VERSION (go.etcd.io/etcd/server/v3)"
+  work=$(mktemp -d)
+  mkdir -p "$etcd_dir"
+  (cd "$work" && go mod init kube-sweep/build-etcd >/dev/null 2>&1 \
+    && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >&2 \
+    && go build -o "$etcd_dir/etcd.tmp" \
+      -ldflags "-X go.etcd.io/etcd/api/v3/version.GitSHA=$ETCD_VERSION" \
+      go.etcd.io/etcd/server/v3 >&2)
+  mv "$etcd_dir/etcd.tmp" "$etcd_dir/etcd"
+  rm -rf "$work"
+fi
+echo "$etcd_dir"
+
+# --- Kubernetes -----------------------------------------------------------------
+k8s_dir="$cache/bin/kubernetes-$KUBERNETES_VERSION"
+k8s_bins=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
+need=0; for b in "${k8s_bins[@]}"; do [[ -x "$k8s_dir/$b" ]] || need=1; done
+if (( need )); then
+  log "building Kubernetes $KUBERNETES_VERSION (${k8s_bins[*]})"
+  work=$(mktemp -d)
+  mkdir -p "$k8s_dir"
+  go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" >"$work/dl.json"
+  upstream_mod=$(sed -n 's/.*"GoMod": "\(.*\)".*/\1/p' "$work/dl.json")
+  # Every k8s.io staging module that k8s.io/kubernetes replaces with ./staging is pinned to
+  # its published release of the same minor, so the build resolves from the module proxy.
+  {
+    echo "module kube-sweep/build-kubernetes"
+    echo
+    sed -n 's/^go \(.*\)$/go \1/p' "$upstream_mod" | head -1
+    echo
+    echo "require k8s.io/kubernetes $KUBERNETES_VERSION"
+    echo
+    echo "replace ("
+    grep -E '^\s+k8s\.io/[a-z0-9-]+ => \./staging/' "$upstream_mod" \
+      | awk -v v="$KUBERNETES_STAGING_VERSION" '{print "\t" $1 " => " $1 " " v}'
+    echo ")"
+  } >"$work/go.mod"
+  cat >"$work/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+  minor=${KUBERNETES_VERSION#v1.}; minor=${minor%%.*}
+  ldflags=""
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=$KUBERNETES_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+  done
+  (cd "$work" && go mod tidy >&2)
+  for b in "${k8s_bins[@]}"; do
+    log "  go build $b"
+    (cd "$work" && go build -ldflags "$ldflags" -o "$k8s_dir/$b.tmp" "k8s.io/kubernetes/cmd/$b" >&2)
+    mv "$k8s_dir/$b.tmp" "$k8s_dir/$b"
+  done
+  rm -rf "$work"
+fi
+echo "$k8s_dir"
+
+# --- Helm 3 and Helm 4 ------------------------------------------------------------
+build_helm() { # <major> <version>
+  local major=$1 version=$2 dir="$cache/bin/helm-$2"
+  if [[ ! -x "$dir/helm" ]]; then
+    log "building Helm $version"
+    mkdir -p "$dir"
+    local work; work=$(mktemp -d)
+    (cd "$work" && go mod init kube-sweep/build-helm >/dev/null 2>&1 \
+      && go get "helm.sh/helm/v$major@$version" >&2 \
+      && go build -o "$dir/helm.tmp" \
+        -ldflags "-X helm.sh/helm/v$major/internal/version.version=$version" \
+        "helm.sh/helm/v$major/cmd/helm" >&2)
+    mv "$dir/helm.tmp" "$dir/helm"
+    rm -rf "$work"
+  fi
+  echo "$dir"
+}
+build_helm 4 "$HELM4_VERSION"
+build_helm 3 "$HELM3_VERSION"
+
+# --- kwok (optional: simulated nodes that run pods) ---------------------------------
+kwok_dir="$cache/bin/kwok-$KWOK_VERSION"
+if [[ ! -x "$kwok_dir/kwok" && ! -f "$kwok_dir/unavailable" ]]; then
+  log "building kwok $KWOK_VERSION"
+  mkdir -p "$kwok_dir"
+  if GOBIN="$kwok_dir" go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" >&2; then :; else
+    log "kwok could not be built; the control plane runs without simulated nodes"
+    echo "go install sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION failed" >"$kwok_dir/unavailable"
+  fi
+fi
+[[ -x "$kwok_dir/kwok" ]] && echo "$kwok_dir"
+exit 0
