@@ -27,7 +27,9 @@ for (const [entry, sub] of entries) {
   const dir = join(outRoot, sub);
   mkdirSync(dir, { recursive: true });
   const banner = sub === 'cli' ? '#!/usr/bin/env node\n' : '';
-  writeFileSync(join(dir, 'index.js'), banner + code.replace(/^#!.*\n/, ''), { mode: sub === 'cli' ? 0o755 : 0o644 });
+  writeFileSync(join(dir, 'index.js'), banner + code.replace(/^#!.*\n/, ''), {
+    mode: sub === 'cli' ? 0o755 : 0o644,
+  });
   for (const [name, asset] of Object.entries(assets ?? {})) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), asset.source);
@@ -54,10 +56,16 @@ if (check) {
     const b = list(join(root, 'dist'));
     fresh =
       a.length === b.length &&
-      a.every((f, i) => f === b[i] && readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))));
+      a.every(
+        (f, i) => f === b[i] && readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))),
+      );
     if (!fresh) {
-      const differ = a.filter((f) => !b.includes(f) || !readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))));
-      console.error(`dist/ is stale: ${[...differ, ...b.filter((f) => !a.includes(f))].slice(0, 10).join(', ')}`);
+      const differ = a.filter(
+        (f) => !b.includes(f) || !readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))),
+      );
+      console.error(
+        `dist/ is stale: ${[...differ, ...b.filter((f) => !a.includes(f))].slice(0, 10).join(', ')}`,
+      );
     }
   } catch (error) {
     console.error(`dist/ is stale or missing: ${error.message}`);

@@ -17,4 +17,6 @@ await run({
   setFailed: (message) => core.setFailed(message),
   env: process.env,
   commands: execaRunner,
-}).catch((error: unknown) => core.setFailed(`kube-sweep crashed: ${(error as Error)?.message || String(error)}`));
+}).catch((error: unknown) =>
+  core.setFailed(`kube-sweep crashed: ${(error as Error)?.message || String(error)}`),
+);

@@ -67,7 +67,8 @@ export async function run(ports: ActionPorts): Promise<InventoryReport | undefin
       collectInventory(open.api, { pageSize: s.pageSize, concurrency: s.listConcurrency, log: ports.info }),
     );
     report = buildInventoryReport(inventory, open.loaded.context);
-    for (const gap of report.coverage) ports.warning(`could not read ${gap.resource} (${gap.reason}): ${gap.message}`);
+    for (const gap of report.coverage)
+      ports.warning(`could not read ${gap.resource} (${gap.reason}): ${gap.message}`);
   } catch (error) {
     failure = errorMessage(error);
   } finally {
@@ -81,7 +82,11 @@ export async function run(ports: ActionPorts): Promise<InventoryReport | undefin
           tool: 'kube-sweep',
           mode: 'inventory',
           verdict: 'error',
-          cluster: { server: cluster?.loaded.server ?? '', version: cluster?.serverVersion ?? '', context: cluster?.loaded.context ?? '' },
+          cluster: {
+            server: cluster?.loaded.server ?? '',
+            version: cluster?.serverVersion ?? '',
+            context: cluster?.loaded.context ?? '',
+          },
           takenAt: new Date().toISOString(),
           counts: {},
           objectCount: 0,

@@ -70,7 +70,10 @@ test('foreground deletion of a Deployment takes its ReplicaSet and Pods (garbage
         spec: {
           replicas: 2,
           selector: { matchLabels: labels },
-          template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'registry.invalid/web:1' }] } },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'web', image: 'registry.invalid/web:1' }] },
+          },
         },
       },
     });
@@ -85,7 +88,9 @@ test('foreground deletion of a Deployment takes its ReplicaSet and Pods (garbage
       { timeoutMs: 60_000, description: 'the Deployment to create 2 pods' },
     );
     expect(pods).toBe(2);
-    const rs = await api.request<{ items: unknown[] }>({ path: `/apis/apps/v1/namespaces/${ns}/replicasets` });
+    const rs = await api.request<{ items: unknown[] }>({
+      path: `/apis/apps/v1/namespaces/${ns}/replicasets`,
+    });
     expect(rs.items).toHaveLength(1);
 
     await api.request({
@@ -94,7 +99,9 @@ test('foreground deletion of a Deployment takes its ReplicaSet and Pods (garbage
       body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' },
     });
     await waitGone(api, `/apis/apps/v1/namespaces/${ns}/deployments/web`, 60_000);
-    const left = await api.request<{ items: unknown[] }>({ path: `/apis/apps/v1/namespaces/${ns}/replicasets` });
+    const left = await api.request<{ items: unknown[] }>({
+      path: `/apis/apps/v1/namespaces/${ns}/replicasets`,
+    });
     const leftPods = await api.request<{ items: unknown[] }>({ path: `/api/v1/namespaces/${ns}/pods` });
     expect(left.items).toHaveLength(0);
     expect(leftPods.items).toHaveLength(0);
@@ -132,7 +139,9 @@ describe.each([
       if (uninstall.exitCode !== 0) throw new Error(`helm uninstall failed: ${uninstall.stderr}`);
       expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}/configmaps/sample-config`)).toBeUndefined();
       expect(await getOrUndefined(api, `/apis/apps/v1/namespaces/${ns}/deployments/sample`)).toBeUndefined();
-      expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}/secrets/sh.helm.release.v1.sample.v1`)).toBeUndefined();
+      expect(
+        await getOrUndefined(api, `/api/v1/namespaces/${ns}/secrets/sh.helm.release.v1.sample.v1`),
+      ).toBeUndefined();
     } finally {
       await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
     }
@@ -181,7 +190,10 @@ test('an APIService without its Service makes a deleted namespace report Namespa
       async () => {
         const n = await api.request<NamespaceObject>({ path: `/api/v1/namespaces/${ns}` });
         const c = n.status?.conditions ?? [];
-        return { done: c.some((x) => x.type === 'NamespaceDeletionDiscoveryFailure' && x.status === 'True'), value: c };
+        return {
+          done: c.some((x) => x.type === 'NamespaceDeletionDiscoveryFailure' && x.status === 'True'),
+          value: c,
+        };
       },
       { timeoutMs: 60_000, description: `namespace ${ns} to report a discovery failure` },
     );
@@ -200,7 +212,12 @@ test('an APIService without its Service makes a deleted namespace report Namespa
     // generated names replaced by placeholders.
     const normalized = {
       kubernetesVersion: 'v1.37.2',
-      apiServiceAvailable: { ...available!, message: available!.message.replaceAll(group.split('.')[0]!, '<name>') },
+      apiServiceAvailable: {
+        type: available!.type,
+        status: available!.status,
+        reason: available!.reason,
+        message: available!.message.replaceAll(group.split('.')[0]!, '<name>'),
+      },
       namespaceConditions: conditions
         .map(({ type, status, reason, message }) => ({
           type,

@@ -27,7 +27,11 @@ Exit codes: 0 the run completed (see the verdict), 2 it could not run (bad input
  * The CLI: the same engine as the action, with inputs as flags.
  * @returns the process exit code: 0 done, 2 could not run.
  */
-export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
+export async function main(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -81,10 +85,14 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
     else if (output === 'markdown') out(renderInventoryMarkdown(report));
     else {
-      out(`verdict: ${report.verdict}\nobjects: ${report.objectCount} in ${report.namespaceCount} namespaces\n`);
+      out(
+        `verdict: ${report.verdict}\nobjects: ${report.objectCount} in ${report.namespaceCount} namespaces\n`,
+      );
       const width = Math.max(8, ...Object.keys(report.counts).map((k) => k.length));
-      for (const [resource, count] of Object.entries(report.counts)) out(`  ${resource.padEnd(width)} ${count}\n`);
-      for (const gap of report.coverage) out(`could not read ${gap.resource} (${gap.reason}): ${gap.message}\n`);
+      for (const [resource, count] of Object.entries(report.counts))
+        out(`  ${resource.padEnd(width)} ${count}\n`);
+      for (const gap of report.coverage)
+        out(`could not read ${gap.resource} (${gap.reason}): ${gap.message}\n`);
     }
     return 0;
   } catch (error) {

@@ -49,7 +49,8 @@ export interface ApiClientOptions {
 
 function buildUrl(server: string, path: string, query: ApiRequest['query']): string {
   const url = new URL(server.replace(/\/+$/, '') + path);
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(query ?? {}))
+    if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
   return url.toString();
 }
 
@@ -67,7 +68,10 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
  * credentials come from client-node's KubeConfig.applyToHTTPSOptions; requests go through one
  * undici Agent with keep-alive.
  */
-export async function createApiClient(loaded: LoadedKubeconfig, options: ApiClientOptions): Promise<ApiClient> {
+export async function createApiClient(
+  loaded: LoadedKubeconfig,
+  options: ApiClientOptions,
+): Promise<ApiClient> {
   const https: {
     ca?: Buffer | string;
     cert?: Buffer | string;

@@ -38,7 +38,9 @@ export class KubernetesApiError extends Error {
     readonly apiMessage: string,
     readonly retryAfterSeconds?: number,
   ) {
-    super(`${method} ${path}: HTTP ${status}${reason ? ` ${reason}` : ''}${apiMessage ? `: ${apiMessage}` : ''}`);
+    super(
+      `${method} ${path}: HTTP ${status}${reason ? ` ${reason}` : ''}${apiMessage ? `: ${apiMessage}` : ''}`,
+    );
     this.name = 'KubernetesApiError';
   }
 }

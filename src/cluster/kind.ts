@@ -46,14 +46,24 @@ export async function ensureKindCluster(request: KindRequest, runner: CommandRun
   }
   const listed = await runner.run('kind', ['get', 'clusters']);
   if (listed.exitCode !== 0) {
-    throw new ClusterAccessError('kind', `'kind get clusters' failed (exit ${listed.exitCode}): ${tail(listed.stderr)}`);
+    throw new ClusterAccessError(
+      'kind',
+      `'kind get clusters' failed (exit ${listed.exitCode}): ${tail(listed.stderr)}`,
+    );
   }
   const exists = listed.stdout
     .split('\n')
     .map((l) => l.trim())
     .includes(request.clusterName);
   if (!exists) {
-    const args = ['create', 'cluster', '--name', request.clusterName, '--wait', `${Math.ceil(request.waitMs / 1000)}s`];
+    const args = [
+      'create',
+      'cluster',
+      '--name',
+      request.clusterName,
+      '--wait',
+      `${Math.ceil(request.waitMs / 1000)}s`,
+    ];
     if (request.configPath) args.push('--config', request.configPath);
     if (request.nodeImage) args.push('--image', request.nodeImage);
     const created = await runner.run('kind', args);
@@ -81,6 +91,9 @@ export async function ensureKindCluster(request: KindRequest, runner: CommandRun
 export async function deleteKindCluster(name: string, runner: CommandRunner): Promise<void> {
   const result = await runner.run('kind', ['delete', 'cluster', '--name', name]);
   if (result.exitCode !== 0) {
-    throw new ClusterAccessError('kind', `'kind delete cluster --name ${name}' failed: ${tail(result.stderr)}`);
+    throw new ClusterAccessError(
+      'kind',
+      `'kind delete cluster --name ${name}' failed: ${tail(result.stderr)}`,
+    );
   }
 }

@@ -37,7 +37,9 @@ export interface KubeconfigEnvironment {
 const base64Pattern = /^[A-Za-z0-9+/=\s]+$/;
 
 function looksLikeYaml(text: string): boolean {
-  return /(^|\n)\s*(apiVersion|clusters|contexts|users|kind|current-context)\s*:/.test(text) || /^\s*\{/.test(text);
+  return (
+    /(^|\n)\s*(apiVersion|clusters|contexts|users|kind|current-context)\s*:/.test(text) || /^\s*\{/.test(text)
+  );
 }
 
 /**

@@ -3,7 +3,12 @@ import type { CommandRunner } from '../util/command.js';
 import { createApiClient, type ApiClient } from './api-client.js';
 import { checkAccess } from './connect.js';
 import { ensureKindCluster, type KindCluster } from './kind.js';
-import { loadKubeconfig, writeKubeconfigFile, type KubeconfigEnvironment, type LoadedKubeconfig } from './kubeconfig.js';
+import {
+  loadKubeconfig,
+  writeKubeconfigFile,
+  type KubeconfigEnvironment,
+  type LoadedKubeconfig,
+} from './kubeconfig.js';
 
 /** An open connection to the cluster the settings name. */
 export interface OpenCluster {
@@ -46,7 +51,9 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
   const api = await createApiClient(loaded, {
     timeoutMs: settings.requestTimeoutMs,
     onRetry: (req, n) =>
-      ports.log(`retrying ${req.method ?? 'GET'} ${req.path} in ${n.delayMs} ms (${n.retriesLeft} retries left)`),
+      ports.log(
+        `retrying ${req.method ?? 'GET'} ${req.path} in ${n.delayMs} ms (${n.retriesLeft} retries left)`,
+      ),
   });
   try {
     const serverVersion = await checkAccess(api, loaded.context);

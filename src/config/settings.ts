@@ -130,7 +130,8 @@ const schema = z
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.kubeconfig],
-        message: "inputs 'cluster: kind' and 'kubeconfig' exclude each other: kind writes its own kubeconfig; drop one",
+        message:
+          "inputs 'cluster: kind' and 'kubeconfig' exclude each other: kind writes its own kubeconfig; drop one",
       });
     }
     if (v.cluster !== 'kind' && (v['kind-config'] || v['kind-node-image'])) {

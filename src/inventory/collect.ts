@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
+import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata } from './list.js';
 import { buildInventory, type Inventory } from './snapshot.js';
@@ -37,7 +38,9 @@ export function resourcesToList(discovery: DiscoveryResult): ServedResource[] {
     const preferred = discovery.preferredVersions.get(r.group) ?? (r.group === '' ? 'v1' : undefined);
     if (!current || (r.version === preferred && current.version !== preferred)) chosen.set(key, r);
   }
-  return [...chosen.values()].sort((a, b) => a.group.localeCompare(b.group) || a.resource.localeCompare(b.resource));
+  return [...chosen.values()].sort(
+    (a, b) => a.group.localeCompare(b.group) || a.resource.localeCompare(b.resource),
+  );
 }
 
 function label(r: { group: string; version: string; resource: string }): string {
@@ -51,7 +54,12 @@ export function rbacHint(r: { group: string; resource: string }): string {
 
 function gapOf(r: ServedResource, error: unknown): CoverageGap {
   if (error instanceof KubernetesApiError && error.status === 403) {
-    return { resource: label(r), reason: 'forbidden', message: error.apiMessage || 'forbidden', hint: rbacHint(r) };
+    return {
+      resource: label(r),
+      reason: 'forbidden',
+      message: error.apiMessage || 'forbidden',
+      hint: rbacHint(r),
+    };
   }
   const message =
     error instanceof KubernetesApiError
@@ -85,7 +93,9 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
 
   const targets = resourcesToList(discovery);
   const fullKeys = new Set(fullObjectResources.map((r) => `${r.group}/${r.resource}`));
-  const full: Record<string, unknown[]> = Object.fromEntries(fullObjectResources.map((r) => [r.resource, []]));
+  const full: Record<string, unknown[]> = Object.fromEntries(
+    fullObjectResources.map((r) => [r.resource, []]),
+  );
   const objects: ObjectMetadata[] = [];
   const seen = new Set<string>();
   const coverage: CoverageGap[] = failedGroupVersions.map((f) => ({
@@ -124,6 +134,13 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     ),
   );
   const listMs = now() - listStarted;
+  const known = new Set(failedGroupVersions.map((f) => f.groupVersion));
+  for (const f of unavailableAPIServices(full.apiservices ?? [])) {
+    if (known.has(f.groupVersion)) continue;
+    known.add(f.groupVersion);
+    failedGroupVersions.push(f);
+    coverage.push({ resource: f.groupVersion, reason: 'discovery', message: f.message });
+  }
   log(
     `lists: ${targets.length} resources, ${objects.length} objects in ${pages} pages, ` +
       `${coverage.length} coverage gaps, ${listMs} ms`,

@@ -75,11 +75,16 @@ interface LegacyResourceList {
   resources?: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[];
 }
 interface LegacyGroupList {
-  groups?: { name: string; versions: { groupVersion: string; version: string }[]; preferredVersion?: { version: string } }[];
+  groups?: {
+    name: string;
+    versions: { groupVersion: string; version: string }[];
+    preferredVersion?: { version: string };
+  }[];
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof KubernetesApiError) return error.apiMessage || `HTTP ${error.status} ${error.reason}`.trim();
+  if (error instanceof KubernetesApiError)
+    return error.apiMessage || `HTTP ${error.status} ${error.reason}`.trim();
   return (error as Error)?.message ?? String(error);
 }
 
@@ -87,11 +92,14 @@ async function legacyDiscovery(api: ApiClient): Promise<DiscoveryResult> {
   const resources: ServedResource[] = [];
   const preferred = new Map<string, string>([['', 'v1']]);
   const failed: FailedGroupVersion[] = [];
-  const targets: { group: string; version: string; path: string }[] = [{ group: '', version: 'v1', path: '/api/v1' }];
+  const targets: { group: string; version: string; path: string }[] = [
+    { group: '', version: 'v1', path: '/api/v1' },
+  ];
   const groups = await api.request<LegacyGroupList>({ path: '/apis' });
   for (const g of groups.groups ?? []) {
     if (g.preferredVersion) preferred.set(g.name, g.preferredVersion.version);
-    for (const v of g.versions) targets.push({ group: g.name, version: v.version, path: `/apis/${v.groupVersion}` });
+    for (const v of g.versions)
+      targets.push({ group: g.name, version: v.version, path: `/apis/${v.groupVersion}` });
   }
   await Promise.all(
     targets.map(async (t) => {

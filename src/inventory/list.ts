@@ -9,7 +9,9 @@ export const metadataListAccept =
 /** The collection path of a resource, across all namespaces: /api/v1/pods, /apis/apps/v1/deployments. */
 export function collectionPath(gvr: GroupVersionResource, namespace?: string): string {
   const base = gvr.group ? `/apis/${gvr.group}/${gvr.version}` : `/api/${gvr.version}`;
-  return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${gvr.resource}` : `${base}/${gvr.resource}`;
+  return namespace
+    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${gvr.resource}`
+    : `${base}/${gvr.resource}`;
 }
 
 interface RawMetadata {
@@ -77,7 +79,11 @@ export interface ListOptions {
  * @returns the number of pages read.
  * @throws KubernetesApiError (403 Forbidden and others) from the API; the caller records coverage.
  */
-export async function listAll(api: ApiClient, gvr: GroupVersionResource, options: ListOptions): Promise<number> {
+export async function listAll(
+  api: ApiClient,
+  gvr: GroupVersionResource,
+  options: ListOptions,
+): Promise<number> {
   const path = collectionPath(gvr);
   let pages = 0;
   for (let restart = 0; ; restart++) {

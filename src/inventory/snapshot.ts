@@ -34,7 +34,10 @@ export interface Inventory {
   readonly namespaceNames: ReadonlySet<string>;
 }
 
-export type InventoryData = Omit<Inventory, 'byUid' | 'byNamespace' | 'dependentsByOwnerUid' | 'namespaceNames'>;
+export type InventoryData = Omit<
+  Inventory,
+  'byUid' | 'byNamespace' | 'dependentsByOwnerUid' | 'namespaceNames'
+>;
 
 function compareObjects(a: ObjectMetadata, b: ObjectMetadata): number {
   return (

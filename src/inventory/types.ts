@@ -88,7 +88,9 @@ export const fullObjectResources = [
 ] as const satisfies readonly GroupVersionResource[];
 
 /** The whole objects of `fullObjectResources`, keyed by resource plural (plain JSON objects). */
-export type FullObjects = Readonly<Record<(typeof fullObjectResources)[number]['resource'], readonly unknown[]>>;
+export type FullObjects = Readonly<
+  Record<(typeof fullObjectResources)[number]['resource'], readonly unknown[]>
+>;
 
 /** Timings and counts of one inventory run. */
 export interface InventoryStats {

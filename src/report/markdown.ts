@@ -32,7 +32,8 @@ export function renderInventoryMarkdown(report: InventoryReport): string {
   }
   out.push('<details><summary>Objects per resource</summary>', '');
   out.push('| resource | objects |', '| --- | ---: |');
-  for (const [resource, count] of Object.entries(report.counts)) out.push(`| ${codeSpan(resource)} | ${count} |`);
+  for (const [resource, count] of Object.entries(report.counts))
+    out.push(`| ${codeSpan(resource)} | ${count} |`);
   out.push('', '</details>', '');
   const s = report.stats;
   out.push(

@@ -14,7 +14,11 @@ export interface CommandResult {
  */
 export interface CommandRunner {
   /** Runs `file` with `args` (no shell). `timeoutMs` kills it after that many ms. */
-  run(file: string, args: readonly string[], options?: { timeoutMs?: number; input?: string }): Promise<CommandResult>;
+  run(
+    file: string,
+    args: readonly string[],
+    options?: { timeoutMs?: number; input?: string },
+  ): Promise<CommandResult>;
   /** Absolute path of `file` on PATH, or undefined. */
   find(file: string): Promise<string | undefined>;
 }

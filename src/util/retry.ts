@@ -58,8 +58,14 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
     async (attempt) => {
       try {
         return await operation(attempt);
-      } catch (error) {
-        if (!isRetryable(error, options.retryConflict)) throw new AbortError(error as Error);
+      } catch (caught) {
+        // p-retry only handles Error instances of this realm; undici's transport errors can
+        // come from another (jest's vm modules), so wrap those and keep the original as cause.
+        const error =
+          caught instanceof Error
+            ? caught
+            : Object.assign(new Error(String((caught as Error)?.message ?? caught)), { cause: caught });
+        if (!isRetryable(error, options.retryConflict)) throw new AbortError(error);
         throw error;
       }
     },

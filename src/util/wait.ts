@@ -52,7 +52,10 @@ export async function waitFor<T>(
     if (result.done) return result.value;
     const left = deadline - clock.now();
     if (left <= 0) {
-      throw new WaitTimeoutError(`timed out after ${options.timeoutMs} ms waiting for ${options.description}`, last);
+      throw new WaitTimeoutError(
+        `timed out after ${options.timeoutMs} ms waiting for ${options.description}`,
+        last,
+      );
     }
     await clock.sleep(Math.min(interval, left));
     interval = Math.min(interval * 1.5, options.maxIntervalMs ?? 2000);

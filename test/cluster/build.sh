@@ -13,15 +13,6 @@ cache=${KUBE_SWEEP_CACHE:-$HOME/.cache/kube-sweep}
 export CGO_ENABLED=0 GOFLAGS=-trimpath GOTOOLCHAIN=local
 log() { printf '[build] %s\n' "$*" >&2; }
 
-# build_module <dir> <go.mod body> <go build args...>: build inside a throwaway module.
-build_module() {
-  local work=$1 gomod=$2; shift 2
-  mkdir -p "$work"
-  printf '%s\n' "$gomod" >"$work/go.mod"
-  printf 'package tools\n' >"$work/tools.go"
-  (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true; cd "$work" && "$@")
-}
-
 # --- etcd -------------------------------------------------------------------
 etcd_dir="$cache/bin/etcd-$ETCD_VERSION"
 if [[ ! -x "$etcd_dir/etcd" ]]; then
@@ -96,14 +87,10 @@ build_helm() { # <major> <version>
   if [[ ! -x "$dir/helm" ]]; then
     log "building Helm $version"
     mkdir -p "$dir"
-    local work; work=$(mktemp -d)
-    (cd "$work" && go mod init kube-sweep/build-helm >/dev/null 2>&1 \
-      && go get "helm.sh/helm/v$major@$version" >&2 \
-      && go build -o "$dir/helm.tmp" \
-        -ldflags "-X helm.sh/helm/v$major/internal/version.version=$version" \
-        "helm.sh/helm/v$major/cmd/helm" >&2)
-    mv "$dir/helm.tmp" "$dir/helm"
-    rm -rf "$work"
+    # go install pkg@version builds in module mode from Helm's own go.mod (it has no replaces).
+    GOBIN="$dir" go install \
+      -ldflags "-X helm.sh/helm/v$major/internal/version.version=$version" \
+      "helm.sh/helm/v$major/cmd/helm@$version" >&2
   fi
   echo "$dir"
 }

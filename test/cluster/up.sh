@@ -103,9 +103,15 @@ start() {
   setsid "$@" >"$dir/logs/$name.log" 2>&1 < /dev/null &
   echo $! >"$dir/pids/$name.pid"
 }
-wait_for() { # <what> <seconds> <command...>
+wait_for() { # <process> <seconds> <command...>: fails at once when the process has died
   local what=$1 seconds=$2; shift 2
-  for ((i = 0; i < seconds * 4; i++)); do "$@" && return 0; sleep 0.25; done
+  for ((i = 0; i < seconds * 4; i++)); do
+    "$@" && return 0
+    if [[ -f "$dir/pids/$what.pid" ]] && ! alive "$what"; then
+      log "$what exited; last lines of $dir/logs/$what.log:"; tail -5 "$dir/logs/$what.log" >&2; return 1
+    fi
+    sleep 0.25
+  done
   log "timed out after ${seconds}s waiting for $what; see $dir/logs"; return 1
 }
 
@@ -114,7 +120,7 @@ start etcd etcd --name kube-sweep --data-dir "$dir/etcd-data" \
   --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
   --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
   --initial-cluster "kube-sweep=http://127.0.0.1:$etcd_peer_port" --unsafe-no-fsync --log-level warn
-wait_for etcd 30 curl -sf --max-time 2 "http://127.0.0.1:$etcd_port/health"
+wait_for etcd 30 curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$etcd_port/health"
 
 log "starting kube-apiserver $KUBERNETES_VERSION on https://127.0.0.1:$api_port"
 start kube-apiserver kube-apiserver --etcd-servers "http://127.0.0.1:$etcd_port" \
@@ -128,7 +134,7 @@ start kube-apiserver kube-apiserver --etcd-servers "http://127.0.0.1:$etcd_port"
   --requestheader-extra-headers-prefix X-Remote-Extra- \
   --proxy-client-cert-file "$pki/front-proxy.crt" --proxy-client-key-file "$pki/front-proxy.key" \
   --audit-policy-file "$dir/audit-policy.yaml" --audit-log-path "$dir/audit.log" --audit-log-format json \
-  --allow-privileged=true
+  --allow-privileged=true --endpoint-reconciler-type none
 wait_for kube-apiserver 90 api_ready
 
 log "starting kube-controller-manager"
@@ -150,19 +156,36 @@ if command -v kube-scheduler >/dev/null && command -v kwok >/dev/null; then
     --cidr 10.0.1.1/24 --node-ip 10.0.1.1 --server-address 127.0.0.1:0
 fi
 
-kubectl() { command kubectl --kubeconfig "$dir/kubeconfig" "$@"; }
+kubectl_bin=$(command -v kubectl)
+kc() { "$kubectl_bin" --kubeconfig "$dir/kubeconfig" "$@"; }
 # The controller manager is ready when its service-account controller has made the default SA.
-wait_for "kube-controller-manager (default service account)" 90 \
-  bash -c "'$(command -v kubectl)' --kubeconfig '$dir/kubeconfig' -n default get serviceaccount default >/dev/null 2>&1"
+wait_for kube-controller-manager 90 \
+  bash -c "'$kubectl_bin' --kubeconfig '$dir/kubeconfig' -n default get serviceaccount default >/dev/null 2>&1"
+
+if alive kwok; then
+  # One simulated node that kwok manages: pods get scheduled to it and reported Running, and
+  # their graceful deletion completes as a kubelet would complete it.
+  kc apply -f - >/dev/null <<'NODE'
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-node-0
+  annotations: {kwok.x-k8s.io/node: fake, node.alpha.kubernetes.io/ttl: "0"}
+  labels: {kubernetes.io/hostname: kwok-node-0, kubernetes.io/os: linux, type: kwok}
+status:
+  allocatable: {cpu: "32", memory: 256Gi, pods: "1000"}
+  capacity: {cpu: "32", memory: 256Gi, pods: "1000"}
+NODE
+fi
 
 {
   echo "export KUBECONFIG='$dir/kubeconfig'"
   echo "export KUBE_SWEEP_CLUSTER_DIR='$dir'"
   echo "export KUBE_SWEEP_ETCD_ENDPOINT='http://127.0.0.1:$etcd_port'"
-  echo "export KUBECTL='$(command -v kubectl)'"
+  echo "export KUBECTL='$kubectl_bin'"
   echo "export HELM4='$cache/bin/helm-$HELM4_VERSION/helm'"
   echo "export HELM3='$cache/bin/helm-$HELM3_VERSION/helm'"
   if alive kwok; then echo "export KUBE_SWEEP_KWOK=1"; fi
-  echo "export PATH='$(IFS=:; echo "${bins[*]}"):\$PATH'"
+  echo "export PATH=\"$(IFS=:; echo "${bins[*]}"):\$PATH\""
 } >"$dir/env"
 log "ready: export KUBECONFIG=$dir/kubeconfig   (or: source $dir/env)"

@@ -5,8 +5,12 @@ import { parse } from 'yaml';
 import { ClusterAccessError } from '../../../src/cluster/errors.js';
 import { loadKubeconfig, writeKubeconfigFile } from '../../../src/cluster/kubeconfig.js';
 
-const certData = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIBcertificatebodyline1\n-----END CERTIFICATE-----\n').toString('base64');
-const keyData = Buffer.from('-----BEGIN PRIVATE KEY-----\nMIIEprivatekeybodyline1\n-----END PRIVATE KEY-----\n').toString('base64');
+const certData = Buffer.from(
+  '-----BEGIN CERTIFICATE-----\nMIIBcertificatebodyline1\n-----END CERTIFICATE-----\n',
+).toString('base64');
+const keyData = Buffer.from(
+  '-----BEGIN PRIVATE KEY-----\nMIIEprivatekeybodyline1\n-----END PRIVATE KEY-----\n',
+).toString('base64');
 
 const yaml = `apiVersion: v1
 kind: Config
@@ -55,27 +59,58 @@ test.each([
 });
 
 test('an empty input falls back to $KUBECONFIG, then ~/.kube/config', () => {
-  expect(loadKubeconfig('', '', { KUBECONFIG: `/nonexistent:${file}` }).origin).toEqual({ kind: 'env', paths: [file] });
+  expect(loadKubeconfig('', '', { KUBECONFIG: `/nonexistent:${file}` }).origin).toEqual({
+    kind: 'env',
+    paths: [file],
+  });
   expect(problemOf(() => loadKubeconfig('', '', { KUBECONFIG: '/nonexistent', HOME: dir }))).toMatch(
     /^no-such-file: .*\$KUBECONFIG names no file/,
   );
-  expect(problemOf(() => loadKubeconfig('', '', { HOME: dir }))).toMatch(/^no-such-file: .*\.kube\/config does not exist/);
+  expect(problemOf(() => loadKubeconfig('', '', { HOME: dir }))).toMatch(
+    /^no-such-file: .*\.kube\/config does not exist/,
+  );
 });
 
 test('collects every credential for masking', () => {
   const { secrets } = loadKubeconfig(file, '', {});
   expect(secrets).toEqual(
-    expect.arrayContaining(['s3cr3t-token-value', certData, keyData, 'MIIEprivatekeybodyline1', 'MIIBcertificatebodyline1']),
+    expect.arrayContaining([
+      's3cr3t-token-value',
+      certData,
+      keyData,
+      'MIIEprivatekeybodyline1',
+      'MIIBcertificatebodyline1',
+    ]),
   );
 });
 
 test.each([
-  ['a missing file', '/no/such/kubeconfig', '', /^no-such-file: input 'kubeconfig': no such file '\/no\/such\/kubeconfig'/],
-  ['YAML that is not a kubeconfig', 'apiVersion: v1\nkind: ConfigMap\n', '', /^not-a-kubeconfig: .*no 'clusters', 'contexts' or 'users'/],
+  [
+    'a missing file',
+    '/no/such/kubeconfig',
+    '',
+    /^no-such-file: input 'kubeconfig': no such file '\/no\/such\/kubeconfig'/,
+  ],
+  [
+    'YAML that is not a kubeconfig',
+    'apiVersion: v1\nkind: ConfigMap\n',
+    '',
+    /^not-a-kubeconfig: .*no 'clusters', 'contexts' or 'users'/,
+  ],
   ['broken YAML', 'clusters: [\n  - {', '', /^not-a-kubeconfig: .*not valid YAML/],
-  ['an unknown context', file, 'prod', /^no-such-context: input 'context' is 'prod'.*contexts there: ctx-one, ctx-noserver, ctx-missing/],
+  [
+    'an unknown context',
+    file,
+    'prod',
+    /^no-such-context: input 'context' is 'prod'.*contexts there: ctx-one, ctx-noserver, ctx-missing/,
+  ],
   ['a cluster without a server', file, 'ctx-noserver', /^no-server: .*has no 'server' URL/],
-  ['a context whose cluster is not defined', file, 'ctx-missing', /^no-server: .*'nowhere', which is not defined/],
+  [
+    'a context whose cluster is not defined',
+    file,
+    'ctx-missing',
+    /^no-server: .*'nowhere', which is not defined/,
+  ],
 ])('rejects %s', (_what, input, context, message) => {
   const problem = problemOf(() => loadKubeconfig(input, context, {}));
   expect(problem).toMatch(message);

@@ -24,7 +24,14 @@ test('unset inputs take their defaults', () => {
 
 test('durations, numbers and booleans are parsed', () => {
   const s = parseSettings(
-    reader({ 'request-timeout': '1m30s', 'list-concurrency': '3', 'page-size': '50', 'kind-keep': 'TRUE', cluster: 'kind', 'kind-wait': '5m' }),
+    reader({
+      'request-timeout': '1m30s',
+      'list-concurrency': '3',
+      'page-size': '50',
+      'kind-keep': 'TRUE',
+      cluster: 'kind',
+      'kind-wait': '5m',
+    }),
   );
   expect(s.requestTimeoutMs).toBe(90_000);
   expect(s.listConcurrency).toBe(3);

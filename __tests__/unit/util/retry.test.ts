@@ -18,7 +18,9 @@ test.each([
 
 test('transport errors: refused is retried, TLS is not', () => {
   expect(isRetryable(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(true);
-  expect(isRetryable(Object.assign(new Error('x'), { cause: { code: 'SELF_SIGNED_CERT_IN_CHAIN' } }))).toBe(false);
+  expect(isRetryable(Object.assign(new Error('x'), { cause: { code: 'SELF_SIGNED_CERT_IN_CHAIN' } }))).toBe(
+    false,
+  );
 });
 
 test('retries 429 and waits at least Retry-After', async () => {

@@ -1,0 +1,193 @@
+/**
+ * The inventory against the real API server: paging, custom resources, and a failing
+ * APIService recorded in the snapshot instead of thrown.
+ */
+import type { ApiClient } from '../../src/cluster/api-client.js';
+import { collectInventory } from '../../src/inventory/collect.js';
+import { waitFor } from '../../src/util/wait.js';
+import { adminApi, createNamespace, deleteIfPresent, uniqueName, waitGone } from './support/cluster.js';
+
+let api: ApiClient;
+beforeAll(async () => {
+  api = await adminApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+test('pages through a resource with limit + continue and keeps every object once', async () => {
+  const ns = uniqueName('inv-paging');
+  await createNamespace(api, ns);
+  try {
+    await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        api.request({
+          method: 'POST',
+          path: `/api/v1/namespaces/${ns}/configmaps`,
+          body: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `cm-${i}`, labels: { i: String(i) } },
+            data: { big: 'x'.repeat(2000) },
+          },
+        }),
+      ),
+    );
+    const inventory = await collectInventory(api, { pageSize: 10, concurrency: 4 });
+    const mine = inventory.objects.filter((o) => o.namespace === ns && o.resource === 'configmaps');
+    // 25 created + kube-root-ca.crt published by the root-ca-cert-publisher controller (may lag).
+    const created = mine.filter((o) => o.name.startsWith('cm-'));
+    expect(created.map((o) => o.name).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `cm-${i}`).sort());
+    expect(new Set(mine.map((o) => o.uid)).size).toBe(mine.length);
+    // Metadata only: labels are kept, data is not.
+    expect(created[0]).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', labels: expect.any(Object) });
+    expect(created[0]).not.toHaveProperty('data');
+    // The whole cluster has far more than 10 configmaps + other kinds, so many pages were read.
+    const configmaps = inventory.objects.filter((o) => o.resource === 'configmaps').length;
+    expect(inventory.stats.pages).toBeGreaterThanOrEqual(Math.ceil(configmaps / 10));
+    expect(inventory.byNamespace.get(ns)?.length).toBeGreaterThanOrEqual(25);
+    expect(inventory.coverage).toEqual([]);
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
+test('lists instances of a CRD created moments before', async () => {
+  const group = `${uniqueName('inv')}.example.com`;
+  const crd = `widgets.${group}`;
+  const ns = uniqueName('inv-crd');
+  await createNamespace(api, ns);
+  await api.request({
+    method: 'POST',
+    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: crd },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    },
+  });
+  try {
+    await waitFor(
+      async () => {
+        const c = await api.request<{ status?: { conditions?: { type: string; status: string }[] } }>({
+          path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`,
+        });
+        const ok =
+          c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True') ?? false;
+        return { done: ok, value: ok };
+      },
+      { timeoutMs: 30_000, description: `CRD ${crd} to be Established` },
+    );
+    for (const name of ['w1', 'w2', 'w3']) {
+      await waitFor(
+        async () => {
+          try {
+            await api.request({
+              method: 'POST',
+              path: `/apis/${group}/v1/namespaces/${ns}/widgets`,
+              body: {
+                apiVersion: `${group}/v1`,
+                kind: 'Widget',
+                metadata: { name, finalizers: name === 'w1' ? ['example.com/cleanup'] : [] },
+              },
+            });
+            return { done: true, value: name };
+          } catch {
+            return { done: false, value: name }; // the new resource may not be routable for a moment
+          }
+        },
+        { timeoutMs: 30_000, description: `widget ${name} to be created` },
+      );
+    }
+    const inventory = await collectInventory(api, { pageSize: 2, concurrency: 4 });
+    expect(inventory.resources).toContainEqual(
+      expect.objectContaining({
+        group,
+        version: 'v1',
+        resource: 'widgets',
+        kind: 'Widget',
+        namespaced: true,
+      }),
+    );
+    const widgets = inventory.objects.filter((o) => o.apiVersion === `${group}/v1`);
+    expect(widgets.map((w) => [w.kind, w.namespace, w.name, w.finalizers ?? []])).toEqual([
+      ['Widget', ns, 'w1', ['example.com/cleanup']],
+      ['Widget', ns, 'w2', []],
+      ['Widget', ns, 'w3', []],
+    ]);
+    expect(
+      (inventory.full.customresourcedefinitions as { metadata: { name: string } }[]).map(
+        (c) => c.metadata.name,
+      ),
+    ).toContain(crd);
+    // Remove the finalizer so the namespace can go.
+    await api.request({
+      method: 'PATCH',
+      path: `/apis/${group}/v1/namespaces/${ns}/widgets/w1`,
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { finalizers: null } },
+    });
+  } finally {
+    await deleteIfPresent(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
+test('a failing APIService is recorded in the snapshot, not thrown', async () => {
+  const group = `${uniqueName('inv-agg')}.kube-sweep.test`;
+  const name = `v1.${group}`;
+  await api.request({
+    method: 'POST',
+    path: '/apis/apiregistration.k8s.io/v1/apiservices',
+    body: {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name },
+      spec: {
+        group,
+        version: 'v1',
+        groupPriorityMinimum: 100,
+        versionPriority: 100,
+        insecureSkipTLSVerify: true,
+        service: { namespace: 'kube-system', name: 'nothing-here', port: 443 },
+      },
+    },
+  });
+  try {
+    await waitFor(
+      async () => {
+        const s = await api.request<{ status?: { conditions?: { type: string; status: string }[] } }>({
+          path: `/apis/apiregistration.k8s.io/v1/apiservices/${name}`,
+        });
+        const unavailable =
+          s.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'False') ?? false;
+        return { done: unavailable, value: unavailable };
+      },
+      { timeoutMs: 30_000, description: `APIService ${name} to be unavailable` },
+    );
+    const inventory = await collectInventory(api, { pageSize: 500, concurrency: 4 });
+    const failed = inventory.failedGroupVersions.find((f) => f.groupVersion === `${group}/v1`);
+    expect(failed).toBeDefined();
+    expect(inventory.coverage).toContainEqual(
+      expect.objectContaining({ resource: `${group}/v1`, reason: 'discovery' }),
+    );
+    // Everything else was still read.
+    expect(inventory.objects.some((o) => o.resource === 'namespaces' && o.name === 'kube-system')).toBe(true);
+  } finally {
+    await deleteIfPresent(api, `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
+    await waitGone(api, `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
+  }
+});

@@ -1,0 +1,121 @@
+import { execa } from 'execa';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clusterEnv } from './cluster.js';
+
+const work = () => mkdtempSync(join(tmpdir(), 'kube-sweep-id-'));
+
+async function openssl(args: string[]) {
+  await execa('openssl', args, { stderr: 'ignore' });
+}
+
+function kubeconfig(server: string, caPem: string, user: Record<string, string>): string {
+  const userLines = Object.entries(user)
+    .map(([k, v]) => `    ${k}: ${v}`)
+    .join('\n');
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: ${server}
+    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}
+users:
+- name: u
+  user:
+${userLines}
+contexts:
+- name: local
+  context: {cluster: local, user: u}
+current-context: local
+`;
+}
+
+function localServerAndCa(): { server: string; caPem: string } {
+  const admin = readFileSync(clusterEnv().kubeconfig, 'utf8');
+  const server = /server: (\S+)/.exec(admin)![1]!;
+  const caPem = readFileSync(join(clusterEnv().clusterDir, 'pki', 'ca.crt'), 'utf8');
+  return { server, caPem };
+}
+
+/**
+ * A kubeconfig (YAML text) for user `name` in `groups`, with a client certificate signed by
+ * the local control plane's CA. The user has no RBAC grants until a test binds it.
+ */
+export async function userKubeconfig(name: string, groups: string[] = []): Promise<string> {
+  const dir = work();
+  const pki = join(clusterEnv().clusterDir, 'pki');
+  const subject = [...groups.map((g) => `/O=${g}`), `/CN=${name}`].join('');
+  await openssl([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    subject,
+    '-keyout',
+    join(dir, 'u.key'),
+    '-out',
+    join(dir, 'u.csr'),
+  ]);
+  writeFileSync(join(dir, 'ext'), 'extendedKeyUsage=clientAuth\n');
+  await openssl([
+    'x509',
+    '-req',
+    '-in',
+    join(dir, 'u.csr'),
+    '-CA',
+    join(pki, 'ca.crt'),
+    '-CAkey',
+    join(pki, 'ca.key'),
+    '-CAcreateserial',
+    '-CAserial',
+    join(dir, 'ca.srl'),
+    '-days',
+    '1',
+    '-extfile',
+    join(dir, 'ext'),
+    '-out',
+    join(dir, 'u.crt'),
+  ]);
+  const { server, caPem } = localServerAndCa();
+  return kubeconfig(server, caPem, {
+    'client-certificate-data': readFileSync(join(dir, 'u.crt')).toString('base64'),
+    'client-key-data': readFileSync(join(dir, 'u.key')).toString('base64'),
+  });
+}
+
+/** A kubeconfig with a bearer token that no authenticator accepts. */
+export function bogusTokenKubeconfig(): string {
+  const { server, caPem } = localServerAndCa();
+  return kubeconfig(server, caPem, { token: 'not-a-valid-token-kube-sweep-test' });
+}
+
+/** A kubeconfig for the local server, but trusting a CA that did not sign its certificate. */
+export async function wrongCaKubeconfig(): Promise<string> {
+  const dir = work();
+  await openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=some-other-ca',
+    '-keyout',
+    join(dir, 'ca.key'),
+    '-out',
+    join(dir, 'ca.crt'),
+  ]);
+  const { server } = localServerAndCa();
+  return kubeconfig(server, readFileSync(join(dir, 'ca.crt'), 'utf8'), { token: 'irrelevant' });
+}
+
+/** A kubeconfig whose server is a loopback port nothing listens on. */
+export function nothingListeningKubeconfig(): string {
+  const { caPem } = localServerAndCa();
+  return kubeconfig('https://127.0.0.1:1', caPem, { token: 'irrelevant' });
+}
