@@ -1,5 +1,5 @@
 // Bundles the three entry points with @vercel/ncc into dist/ (committed: GitHub runs dist/):
-//   src/index.ts -> dist/index.js, src/post-entry.ts -> dist/post/index.js, src/cli/index.ts -> dist/cli/index.js
+//   src/index.ts -> dist/index.js, src/post-entry.ts -> dist/post/index.js, src/cli/bin.ts -> dist/cli/index.js
 // With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle).
 import ncc from '@vercel/ncc';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entries = [
   ['src/index.ts', ''],
   ['src/post-entry.ts', 'post'],
-  ['src/cli/index.ts', 'cli'],
+  ['src/cli/bin.ts', 'cli'],
 ];
 const check = process.argv.includes('--check');
 const outRoot = check ? mkdtempSync(join(tmpdir(), 'kube-sweep-dist-')) : join(root, 'dist');

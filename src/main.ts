@@ -1,20 +1,17 @@
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { openCluster, type OpenCluster } from './cluster/open.js';
 import { Outputs, State } from './config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from './config/settings.js';
-import { openCluster, type OpenCluster } from './cluster/open.js';
-import { collectInventory } from './inventory/collect.js';
-import { buildInventoryReport, type InventoryReport } from './report/inventory-report.js';
-import { renderInventoryMarkdown } from './report/markdown.js';
+import { modes, type EnginePorts } from './engine.js';
+import { renderMarkdown } from './report/markdown.js';
+import type { Report } from './report/report.js';
 import type { CommandRunner } from './util/command.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
-export interface ActionPorts {
+export interface ActionPorts extends EnginePorts {
   readonly readInput: InputReader;
-  readonly info: (line: string) => void;
-  readonly warning: (line: string) => void;
-  readonly group: <T>(title: string, fn: () => Promise<T>) => Promise<T>;
   readonly setSecret: (value: string) => void;
   readonly setOutput: (name: string, value: string) => void;
   readonly saveState: (name: string, value: string) => void;
@@ -29,86 +26,127 @@ function errorMessage(error: unknown): string {
   return message && message.trim() !== '' ? message : `unexpected error: ${String(error)}`;
 }
 
-function reportPathFor(settings: Settings | undefined, env: NodeJS.ProcessEnv): string {
-  if (settings?.reportPath) return settings.reportPath;
-  return join(env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep-report.json');
-}
-
 /**
- * The action's main step: settings → cluster → inventory → report → verdict. The summary and
- * outputs are written in `finally`, so a failed run still explains itself; any error makes
- * the verdict `error` and fails the step (never a green "clean").
- * @returns the report (also written as JSON to `report-path`).
+ * Opens the cluster the settings name and runs the mode's strategy (engine.ts). Shared by the
+ * action and the CLI.
+ * @returns the report; `verdict: 'error'` (with `error` set) when anything stopped the run.
  */
-export async function run(ports: ActionPorts): Promise<InventoryReport | undefined> {
-  let settings: Settings | undefined;
+export async function execute(
+  settings: Settings,
+  ports: EnginePorts & {
+    env: NodeJS.ProcessEnv;
+    setSecret: (v: string) => void;
+    onKindCluster?: (kind: NonNullable<OpenCluster['kind']>) => void;
+    onConnected?: (cluster: OpenCluster) => void;
+  },
+): Promise<Report> {
   let cluster: OpenCluster | undefined;
-  let report: InventoryReport | undefined;
-  let failure: string | undefined;
   try {
-    settings = parseSettings(ports.readInput);
-    const s = settings;
     cluster = await ports.group('Connecting to the cluster', () =>
-      openCluster(s, {
+      openCluster(settings, {
         env: ports.env,
         commands: ports.commands,
         setSecret: ports.setSecret,
         log: ports.info,
-        onKindCluster: (kind) => {
-          ports.saveState(State.kindClusterName, kind.name);
-          ports.saveState(State.kindClusterCreated, String(kind.created));
-          ports.saveState(State.kindKeep, String(s.kind.keep));
-        },
+        ...(ports.onKindCluster ? { onKindCluster: ports.onKindCluster } : {}),
       }),
     );
-    ports.setOutput(Outputs.kubeconfigPath, cluster.kubeconfigPath);
-    const open = cluster;
-    const inventory = await ports.group('Reading the cluster (inventory)', () =>
-      collectInventory(open.api, { pageSize: s.pageSize, concurrency: s.listConcurrency, log: ports.info }),
-    );
-    report = buildInventoryReport(inventory, open.loaded.context);
-    for (const gap of report.coverage)
-      ports.warning(`could not read ${gap.resource} (${gap.reason}): ${gap.message}`);
+    ports.onConnected?.(cluster);
+    const body = await modes[settings.mode](settings, cluster, ports);
+    return {
+      schemaVersion: 1,
+      tool: 'kube-sweep',
+      mode: settings.mode,
+      cluster: clusterOf(cluster),
+      ...body,
+    };
   } catch (error) {
-    failure = errorMessage(error);
+    return {
+      schemaVersion: 1,
+      tool: 'kube-sweep',
+      mode: settings.mode,
+      verdict: 'error',
+      cluster: clusterOf(cluster),
+      warnings: [],
+      error: errorMessage(error),
+    };
   } finally {
     await cluster?.api.close();
   }
-  const path = reportPathFor(settings, ports.env);
-  const final: InventoryReport =
-    failure !== undefined || !report
-      ? {
-          schemaVersion: 1,
-          tool: 'kube-sweep',
-          mode: 'inventory',
-          verdict: 'error',
-          cluster: {
-            server: cluster?.loaded.server ?? '',
-            version: cluster?.serverVersion ?? '',
-            context: cluster?.loaded.context ?? '',
-          },
-          takenAt: new Date().toISOString(),
-          counts: {},
-          objectCount: 0,
-          namespaceCount: 0,
-          failedGroupVersions: [],
-          coverage: [],
-          stats: { discoveryMs: 0, listMs: 0, resourcesListed: 0, pages: 0, requests: 0 },
-          error: failure ?? 'no report was produced',
-        }
-      : report;
+}
+
+function clusterOf(cluster: OpenCluster | undefined): Report['cluster'] {
+  return {
+    server: cluster?.loaded.server ?? '',
+    version: cluster?.serverVersion ?? '',
+    context: cluster?.loaded.context ?? '',
+  };
+}
+
+/**
+ * The action's main step: settings → cluster → mode strategy → report → verdict. The report,
+ * outputs and summary are written even when the run failed, so a failed step explains
+ * itself; `error` and `leftovers` fail the step (never a green "clean" that did not look).
+ */
+export async function run(ports: ActionPorts): Promise<Report> {
+  let settings: Settings | undefined;
+  let report: Report;
+  try {
+    settings = parseSettings(ports.readInput);
+    const s = settings;
+    report = await execute(s, {
+      ...ports,
+      onKindCluster: (kind) => {
+        ports.saveState(State.kindClusterName, kind.name);
+        ports.saveState(State.kindClusterCreated, String(kind.created));
+        ports.saveState(State.kindKeep, String(s.kind.keep));
+      },
+      onConnected: (cluster) => ports.setOutput(Outputs.kubeconfigPath, cluster.kubeconfigPath),
+    });
+  } catch (error) {
+    report = {
+      schemaVersion: 1,
+      tool: 'kube-sweep',
+      mode: settings?.mode ?? 'teardown',
+      verdict: 'error',
+      cluster: { server: '', version: '', context: '' },
+      warnings: [],
+      error: errorMessage(error),
+    };
+  }
+  const path = settings?.reportPath || join(ports.env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep-report.json');
   try {
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, JSON.stringify(final, null, 2) + '\n');
+    writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
     ports.setOutput(Outputs.reportPath, path);
-    ports.setOutput(Outputs.verdict, final.verdict);
-    ports.setOutput(Outputs.objectCount, String(final.objectCount));
-    ports.setOutput(Outputs.coverageGaps, String(final.coverage.length));
-    await ports.writeSummary(renderInventoryMarkdown(final));
+    ports.setOutput(Outputs.verdict, report.verdict);
+    ports.setOutput(Outputs.objectCount, String(report.inventory?.objectCount ?? 0));
+    ports.setOutput(Outputs.coverageGaps, String(report.inventory?.coverage.length ?? 0));
+    const t = report.teardown;
+    ports.setOutput(
+      Outputs.releasesUninstalled,
+      String(t?.stages.flatMap((s) => s.releases).filter((r) => r.status === 'uninstalled').length ?? 0),
+    );
+    ports.setOutput(
+      Outputs.blockers,
+      String(
+        t?.stages.reduce(
+          (n, s) => n + s.remaining.length + s.crdInstances.reduce((m, c) => m + c.remaining.length, 0),
+          0,
+        ) ?? 0,
+      ),
+    );
+    ports.setOutput(
+      Outputs.stuckNamespaces,
+      String(t?.namespaces.filter((n) => n.status === 'stuck').length ?? 0),
+    );
+    await ports.writeSummary(renderMarkdown(report));
   } catch (error) {
     ports.warning(`could not write the report or summary: ${errorMessage(error)}`);
   }
-  if (final.verdict === 'error') ports.setFailed(final.error ?? 'kube-sweep could not run');
-  else ports.info(`verdict: ${final.verdict} (${final.objectCount} objects; report: ${path})`);
-  return final;
+  if (report.verdict === 'error') ports.setFailed(report.error ?? 'kube-sweep could not run');
+  else if (report.verdict === 'leftovers')
+    ports.setFailed(`the teardown left things behind; see the job summary and ${path}`);
+  else ports.info(`verdict: ${report.verdict} (report: ${path})`);
+  return report;
 }

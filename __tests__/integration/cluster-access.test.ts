@@ -16,7 +16,7 @@ import {
 } from './support/identities.js';
 
 function settings(values: Partial<Record<InputName, string>>) {
-  return parseSettings((name) => values[name] ?? '');
+  return parseSettings((name) => (({ mode: 'inventory', ...values }) as Record<string, string>)[name] ?? '');
 }
 
 async function problemOf(values: Partial<Record<InputName, string>>) {

@@ -27,7 +27,7 @@ function world(inputs: Record<string, string>, pathDirs: string[] = [standIn]) {
   const outputs = new Map<string, string>();
   const failures: string[] = [];
   const ports: ActionPorts = {
-    readInput: (name) => inputs[name] ?? '',
+    readInput: (name) => (({ mode: 'inventory', ...inputs }) as Record<string, string>)[name] ?? '',
     info: () => {},
     warning: () => {},
     group: (_t, fn) => fn(),
@@ -75,7 +75,7 @@ test('creates the kind cluster, reads it, and the post step deletes it', async (
   const report = await withPath(w.pathDirs, w.env, () => run(w.ports));
   expect(w.failures).toEqual([]);
   expect(report?.verdict).toBe('complete');
-  expect(report?.cluster.version).toBe('v1.37.2');
+  expect(report.cluster.version).toBe('v1.37.2');
   expect(w.kindCalls()).toEqual([
     'get clusters',
     'create cluster --name pr-42 --wait 120s --image kindest/node:v1.37.2',
@@ -99,7 +99,7 @@ test('creates the kind cluster, reads it, and the post step deletes it', async (
 });
 
 test('reuses an existing cluster of that name and never deletes it', async () => {
-  const w = world({ cluster: 'kind', 'kind-cluster-name': 'shared' });
+  const w = world({ mode: 'inventory', cluster: 'kind', 'kind-cluster-name': 'shared' });
   writeFileSync(w.env.KIND_STANDIN_STATE, 'shared\n');
   const report = await withPath(w.pathDirs, w.env, () => run(w.ports));
   expect(report?.verdict).toBe('complete');
@@ -117,7 +117,12 @@ test('reuses an existing cluster of that name and never deletes it', async () =>
 });
 
 test('kind-keep: true keeps the created cluster', async () => {
-  const w = world({ cluster: 'kind', 'kind-cluster-name': 'keep-me', 'kind-keep': 'true' });
+  const w = world({
+    mode: 'inventory',
+    cluster: 'kind',
+    'kind-cluster-name': 'keep-me',
+    'kind-keep': 'true',
+  });
   await withPath(w.pathDirs, w.env, () => run(w.ports));
   const result = await withPath(w.pathDirs, w.env, () =>
     runPost({
@@ -132,7 +137,7 @@ test('kind-keep: true keeps the created cluster', async () => {
 });
 
 test("a failing kind create fails the step with kind's own error, and nothing is read", async () => {
-  const w = world({ cluster: 'kind', 'kind-cluster-name': 'broken' });
+  const w = world({ mode: 'inventory', cluster: 'kind', 'kind-cluster-name': 'broken' });
   const report = await withPath(w.pathDirs, { ...w.env, KIND_STANDIN_FAIL: 'create' }, () => run(w.ports));
   expect(report?.verdict).toBe('error');
   expect(w.failures[0]).toMatch(
@@ -143,7 +148,7 @@ test("a failing kind create fails the step with kind's own error, and nothing is
 
 test('missing docker on PATH is a clear error', async () => {
   // A PATH with only the stand-in kind (no docker): copy kind into a folder of its own.
-  const w = world({ cluster: 'kind' });
+  const w = world({ mode: 'inventory', cluster: 'kind' });
   const onlyKind = mkdtempSync(join(tmpdir(), 'only-kind-'));
   writeFileSync(join(onlyKind, 'kind'), readFileSync(join(standIn, 'kind')), { mode: 0o755 });
   const saved = process.env.PATH;

@@ -1,31 +1,76 @@
-#!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
-import { parseSettings } from '../config/settings.js';
-import { openCluster, type OpenCluster } from '../cluster/open.js';
-import { collectInventory } from '../inventory/collect.js';
-import { buildInventoryReport } from '../report/inventory-report.js';
-import { renderInventoryMarkdown } from '../report/markdown.js';
+import { InputError, parseSettings } from '../config/settings.js';
+import { execute } from '../main.js';
+import { renderMarkdown } from '../report/markdown.js';
+import type { Report } from '../report/report.js';
 import { execaRunner } from '../util/command.js';
 
-const usage = `Usage: kube-sweep inventory [options]
+const commands = ['teardown', 'plan', 'inventory'] as const;
 
-Reads the whole cluster (discovery + a metadata list of every resource) and reports what it
-read and what it could not read.
+const usage = `Usage: kube-sweep <command> [options]
+
+Commands:
+  plan       show the teardown plan for the scope (stages, order, namespaces); changes nothing
+  teardown   uninstall the releases in scope in order, wait until everything is gone,
+             delete the scoped namespaces
+  inventory  read the whole cluster; report what was read and what could not be
 
 Options (each is the action input of the same name):
 ${Object.values(Inputs)
   .filter((n) => n !== Inputs.mode)
-  .map((n) => `  --${n.padEnd(20)} default: ${InputDefaults[n] === '' ? '(none)' : InputDefaults[n]}`)
+  .map(
+    (n) =>
+      `  --${n.padEnd(22)} default: ${InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' ')}`,
+  )
   .join('\n')}
-  --output <format>      text (default), markdown or json
+  --output <format>        text (default), markdown or json
   --help
 
-Exit codes: 0 the run completed (see the verdict), 2 it could not run (bad input, cluster unreachable).`;
+Exit codes: 0 done (clean, planned, or inventory read), 1 the teardown left things behind,
+2 it could not run (bad input, cluster unreachable).`;
+
+/** Pure: the exit code of a report (0 done, 1 leftovers, 2 could not run). */
+export function exitCodeOf(report: Report): number {
+  if (report.verdict === 'error') return 2;
+  if (report.verdict === 'leftovers') return 1;
+  return 0;
+}
+
+function text(report: Report): string {
+  const out = [`verdict: ${report.verdict}`];
+  if (report.error) out.push(`error: ${report.error}`);
+  for (const w of report.warnings) out.push(`warning: ${w}`);
+  if (report.plan) {
+    for (const s of report.plan.stages) out.push(`stage ${s.index + 1}: ${s.releases.join(', ')}`);
+    out.push(`namespaces to delete: ${report.plan.namespacesToDelete.join(', ') || '(none)'}`);
+  }
+  if (report.teardown) {
+    for (const s of report.teardown.stages) {
+      for (const r of s.releases)
+        out.push(`  ${r.release}: ${r.status}${r.message ? ` (${r.message})` : ''}`);
+      for (const b of [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]) {
+        out.push(
+          `  still there: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name} [${b.finalizers.join(', ')}]`,
+        );
+      }
+    }
+    for (const n of report.teardown.namespaces) {
+      out.push(`  namespace ${n.name}: ${n.status}`);
+      for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);
+    }
+  }
+  if (report.inventory) {
+    out.push(`objects: ${report.inventory.objectCount} in ${report.inventory.namespaceCount} namespaces`);
+    for (const gap of report.inventory.coverage)
+      out.push(`could not read ${gap.resource} (${gap.reason}): ${gap.message}`);
+  }
+  return out.join('\n') + '\n';
+}
 
 /**
  * The CLI: the same engine as the action, with inputs as flags.
- * @returns the process exit code: 0 done, 2 could not run.
+ * @returns the process exit code (see exitCodeOf; 2 for bad flags).
  */
 export async function main(
   argv: string[],
@@ -53,8 +98,8 @@ export async function main(
     return 0;
   }
   const command = positionals[0] ?? '';
-  if (command !== 'inventory') {
-    err(`kube-sweep: unknown command '${command}'; commands: inventory\n\n${usage}\n`);
+  if (!(commands as readonly string[]).includes(command)) {
+    err(`kube-sweep: unknown command '${command}'; commands: ${commands.join(', ')}\n\n${usage}\n`);
     return 2;
   }
   const output = String(values.output);
@@ -62,49 +107,32 @@ export async function main(
     err(`kube-sweep: --output is '${output}'; it takes text, markdown or json\n`);
     return 2;
   }
-  let cluster: OpenCluster | undefined;
+  let settings;
   try {
-    const settings = parseSettings((name: InputName) => {
+    settings = parseSettings((name: InputName) => {
       if (name === Inputs.mode) return command;
       const v = (values as Record<string, unknown>)[name];
       return typeof v === 'string' ? v : '';
     });
-    const progress = (line: string) => err(`• ${line}\n`);
-    cluster = await openCluster(settings, {
-      env: process.env,
-      commands: execaRunner,
-      setSecret: () => {},
-      log: progress,
-    });
-    const inventory = await collectInventory(cluster.api, {
-      pageSize: settings.pageSize,
-      concurrency: settings.listConcurrency,
-      log: progress,
-    });
-    const report = buildInventoryReport(inventory, cluster.loaded.context);
-    if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
-    else if (output === 'markdown') out(renderInventoryMarkdown(report));
-    else {
-      out(
-        `verdict: ${report.verdict}\nobjects: ${report.objectCount} in ${report.namespaceCount} namespaces\n`,
-      );
-      const width = Math.max(8, ...Object.keys(report.counts).map((k) => k.length));
-      for (const [resource, count] of Object.entries(report.counts))
-        out(`  ${resource.padEnd(width)} ${count}\n`);
-      for (const gap of report.coverage)
-        out(`could not read ${gap.resource} (${gap.reason}): ${gap.message}\n`);
-    }
-    return 0;
   } catch (error) {
-    err(`kube-sweep: ${(error as Error)?.message || String(error)}\n`);
+    if (!(error instanceof InputError)) throw error;
+    err(`kube-sweep: ${error.message.replace(/input '([^']+)'/g, '--$1')}\n`);
     return 2;
-  } finally {
-    await cluster?.api.close();
   }
+  const progress = (line: string) => err(`• ${line}\n`);
+  const report = await execute(settings, {
+    info: progress,
+    warning: (line) => err(`! ${line}\n`),
+    group: async (title, fn) => {
+      err(`▸ ${title}\n`);
+      return fn();
+    },
+    commands: execaRunner,
+    env: process.env,
+    setSecret: () => {},
+  });
+  if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
+  else if (output === 'markdown') out(renderMarkdown(report));
+  else out(text(report));
+  return exitCodeOf(report);
 }
-
-process.exitCode = await main(
-  process.argv.slice(2),
-  (s) => process.stdout.write(s),
-  (s) => process.stderr.write(s),
-);

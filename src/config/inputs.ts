@@ -4,6 +4,15 @@
  */
 export const Inputs = {
   mode: 'mode',
+  namespaces: 'namespaces',
+  selector: 'selector',
+  releases: 'releases',
+  deleteNamespaces: 'delete-namespaces',
+  order: 'order',
+  timeout: 'timeout',
+  stageTimeout: 'stage-timeout',
+  helm: 'helm',
+  uninstallConcurrency: 'uninstall-concurrency',
   cluster: 'cluster',
   kubeconfig: 'kubeconfig',
   context: 'context',
@@ -22,7 +31,16 @@ export type InputName = (typeof Inputs)[keyof typeof Inputs];
 
 /** Default values, as strings exactly as a user would write them in a workflow. */
 export const InputDefaults: Record<InputName, string> = {
-  mode: 'inventory',
+  mode: 'teardown',
+  namespaces: '',
+  selector: '',
+  releases: '',
+  'delete-namespaces': 'true',
+  order: '',
+  timeout: '15m',
+  'stage-timeout': '5m',
+  helm: 'helm',
+  'uninstall-concurrency': '4',
   cluster: 'existing',
   kubeconfig: '',
   context: '',
@@ -39,6 +57,9 @@ export const InputDefaults: Record<InputName, string> = {
 
 export const Outputs = {
   verdict: 'verdict',
+  releasesUninstalled: 'releases-uninstalled',
+  blockers: 'blockers',
+  stuckNamespaces: 'stuck-namespaces',
   objectCount: 'object-count',
   coverageGaps: 'coverage-gaps',
   reportPath: 'report-path',

@@ -1,14 +1,34 @@
 import parseDuration from 'parse-duration';
 import { z } from 'zod';
 import { InputDefaults, Inputs, type InputName } from './inputs.js';
+import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
+import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
+import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
 
 /**
  * Read-only, validated settings. The only place that knows input names and defaults; every
  * other module takes a `Settings`. Durations are stored in milliseconds (`...Ms`).
  */
 export interface Settings {
-  /** `inventory`: read the whole cluster and report what was read and what could not be. */
-  readonly mode: 'inventory';
+  /**
+   * `teardown`: uninstall the releases in scope stage by stage, wait until their objects are
+   * gone, delete the scoped namespaces. `plan`: print that plan and make no mutating request.
+   * `inventory`: read the whole cluster and report what was read and what could not be.
+   */
+  readonly mode: 'teardown' | 'plan' | 'inventory';
+  /** The environment: namespace names/globs, namespace label selector, releases. */
+  readonly scope: ScopeSpec;
+  /** Delete the scoped namespaces after the last stage. */
+  readonly deleteNamespaces: boolean;
+  /** `order` lines, `a -> b`: release a is torn down before release b. */
+  readonly order: readonly UserOrdering[];
+  /** Overall teardown budget and per-stage wait budget, in ms. */
+  readonly timeoutMs: number;
+  readonly stageTimeoutMs: number;
+  /** Helm executable (a name on PATH or a path). */
+  readonly helm: string;
+  /** How many `helm uninstall` run at once within a stage. */
+  readonly uninstallConcurrency: number;
   /** `existing`: use `kubeconfig`/`context`; `kind`: create (or reuse) a kind cluster. */
   readonly cluster: 'existing' | 'kind';
   /** Raw `kubeconfig` input: a path, inline YAML, base64 of either, or '' for the default chain. */
@@ -99,9 +119,111 @@ function oneOf<const T extends readonly [string, ...string[]]>(name: InputName, 
   });
 }
 
+/** Splits a multi-line or comma-separated input into trimmed, non-empty items ('#' starts a comment). */
+function items(raw: string): string[] {
+  return raw
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, ''))
+    .flatMap((line) => line.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const namespaceGlob = /^[-a-z0-9*?[\]!{}]+$/;
+const releaseName = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+function namespacePatterns() {
+  return z.string().transform((raw, ctx) => {
+    const out = items(raw);
+    const bad = out.find((p) => !namespaceGlob.test(p));
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `input 'namespaces' has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-*`,
+      });
+      return z.NEVER;
+    }
+    return out;
+  });
+}
+
+function releaseRefs() {
+  return z.string().transform((raw, ctx) => {
+    const out: ReleaseRef[] = [];
+    for (const item of items(raw)) {
+      const [ns, name, extra] = item.split('/');
+      if (extra !== undefined || !ns || !name || !dnsLabel.test(ns) || !releaseName.test(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'releases' has '${item}'; write each release as namespace/name, e.g. pr-12/api`,
+        });
+        return z.NEVER;
+      }
+      out.push({ namespace: ns, name });
+    }
+    return out;
+  });
+}
+
+function orderRef(text: string): OrderRef | undefined {
+  const parts = text.split('/');
+  if (parts.length === 1 && releaseName.test(parts[0]!)) return { name: parts[0]! };
+  if (parts.length === 2 && dnsLabel.test(parts[0]!) && releaseName.test(parts[1]!))
+    return { namespace: parts[0]!, name: parts[1]! };
+  return undefined;
+}
+
+function orderLines() {
+  return z.string().transform((raw, ctx) => {
+    const out: UserOrdering[] = [];
+    for (const line of raw
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter((l) => l !== '')) {
+      const m = /^(\S+)\s*->\s*(\S+)$/.exec(line);
+      const before = m ? orderRef(m[1]!) : undefined;
+      const after = m ? orderRef(m[2]!) : undefined;
+      if (!before || !after) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'order' has the line '${line}'; write one constraint per line as 'app -> operator' (release names, or namespace/name)`,
+        });
+        return z.NEVER;
+      }
+      out.push({ before, after, line });
+    }
+    return out;
+  });
+}
+
+function labelSelector() {
+  return z.string().transform((raw, ctx) => {
+    try {
+      return { text: raw.trim(), requirements: parseLabelSelector(raw) };
+    } catch (error) {
+      if (!(error instanceof LabelSelectorError)) throw error;
+      ctx.addIssue({
+        code: 'custom',
+        message: `input 'selector' is '${raw}': ${error.message}; write a label selector like env=pr-12,team in (a,b)`,
+      });
+      return z.NEVER;
+    }
+  });
+}
+
 const schema = z
   .object({
-    [Inputs.mode]: oneOf(Inputs.mode, ['inventory']),
+    [Inputs.mode]: oneOf(Inputs.mode, ['teardown', 'plan', 'inventory']),
+    [Inputs.namespaces]: namespacePatterns(),
+    [Inputs.selector]: labelSelector(),
+    [Inputs.releases]: releaseRefs(),
+    [Inputs.deleteNamespaces]: boolean(Inputs.deleteNamespaces),
+    [Inputs.order]: orderLines(),
+    [Inputs.timeout]: duration(Inputs.timeout),
+    [Inputs.stageTimeout]: duration(Inputs.stageTimeout),
+    [Inputs.helm]: z.string().transform((s) => s.trim()),
+    [Inputs.uninstallConcurrency]: integer(Inputs.uninstallConcurrency, 1, 32),
     [Inputs.cluster]: oneOf(Inputs.cluster, ['existing', 'kind']),
     [Inputs.kubeconfig]: z.string(),
     [Inputs.context]: z.string().transform((s) => s.trim()),
@@ -126,6 +248,25 @@ const schema = z
     [Inputs.reportPath]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
+    if (
+      v.mode !== 'inventory' &&
+      v.namespaces.length === 0 &&
+      v.selector.requirements.length === 0 &&
+      v.releases.length === 0
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.namespaces],
+        message: `mode '${v.mode}' needs a scope and none was given: set 'namespaces' (names or globs), 'selector' (a namespace label selector) or 'releases' (namespace/name lines)`,
+      });
+    }
+    if (v['stage-timeout'] > v.timeout) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.stageTimeout],
+        message: `input 'stage-timeout' (${v['stage-timeout'] / 1000}s) is longer than 'timeout' (${v.timeout / 1000}s); make it shorter or raise 'timeout'`,
+      });
+    }
     if (v.cluster === 'kind' && v.kubeconfig.trim() !== '') {
       ctx.addIssue({
         code: 'custom',
@@ -163,6 +304,18 @@ export function parseSettings(read: InputReader): Settings {
   const v = parsed.data;
   return Object.freeze({
     mode: v.mode,
+    scope: Object.freeze({
+      namespacePatterns: v.namespaces,
+      selector: v.selector.requirements,
+      selectorText: v.selector.text,
+      releases: v.releases,
+    }),
+    deleteNamespaces: v['delete-namespaces'],
+    order: v.order,
+    timeoutMs: v.timeout,
+    stageTimeoutMs: v['stage-timeout'],
+    helm: v.helm || 'helm',
+    uninstallConcurrency: v['uninstall-concurrency'],
     cluster: v.cluster,
     kubeconfig: v.kubeconfig,
     context: v.context,

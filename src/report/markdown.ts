@@ -1,43 +1,153 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
-import type { InventoryReport } from './inventory-report.js';
+import type { Report, Verdict } from './report.js';
+import type { Blocker } from '../teardown/wait-gone.js';
 
-const headline: Record<InventoryReport['verdict'], string> = {
+const headlines: Record<Verdict, string> = {
+  clean: '✅ kube-sweep: the environment is gone',
+  leftovers: '❌ kube-sweep: the teardown left things behind',
+  planned: '📋 kube-sweep: teardown plan (nothing was changed)',
   complete: '✅ kube-sweep read the whole cluster',
   partial: '⚠️ kube-sweep could not read all of the cluster',
   error: '❌ kube-sweep could not run',
 };
 
-/** Pure: renders the job summary of an inventory run (GitHub-flavoured markdown). */
-export function renderInventoryMarkdown(report: InventoryReport): string {
-  const out: string[] = [];
-  out.push(`## ${headline[report.verdict]}`, '');
-  if (report.error) {
-    out.push(escapeMarkdown(report.error), '');
-    return out.join('\n');
+function objectName(b: { kind: string; namespace?: string; name: string }): string {
+  return codeSpan(`${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
+}
+
+function blockerRow(b: Blocker): string {
+  const fin = b.finalizers.length ? b.finalizers.map(codeSpan).join(', ') : '—';
+  const state = b.deletionTimestamp ? `deleting since ${b.deletionTimestamp}` : 'not being deleted';
+  return `| ${objectName(b)} | ${fin} | ${state} |`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Pure: the job summary (GitHub-flavoured markdown) of any report. Cluster text is escaped. */
+export function renderMarkdown(report: Report): string {
+  const out: string[] = [`## ${headlines[report.verdict]}`, ''];
+  if (report.error) out.push(escapeMarkdown(report.error), '');
+  if (report.cluster.server) {
+    out.push(
+      `Cluster ${codeSpan(report.cluster.server)} (Kubernetes ${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), mode ${codeSpan(report.mode)}.`,
+      '',
+    );
   }
-  out.push(
-    `Cluster ${codeSpan(report.cluster.server)} (${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), ` +
-      `read at ${report.takenAt}: **${report.objectCount}** objects of **${Object.keys(report.counts).length}** resources ` +
-      `in **${report.namespaceCount}** namespaces.`,
-    '',
-  );
-  if (report.coverage.length > 0) {
-    out.push('### What could not be read', '', 'Findings about these resources would be incomplete.', '');
-    out.push('| resource | reason | message |', '| --- | --- | --- |');
-    for (const gap of report.coverage) {
-      const hint = gap.hint ? ` (grant: ${codeSpan(gap.hint)})` : '';
-      out.push(`| ${codeSpan(gap.resource)} | ${gap.reason} | ${escapeMarkdown(gap.message)}${hint} |`);
+  for (const w of report.warnings) out.push(`> ⚠️ ${escapeMarkdown(w)}`, '');
+
+  if (report.plan) {
+    const p = report.plan;
+    out.push('### Plan', '');
+    out.push(`Namespaces in scope: ${p.namespaces.map(codeSpan).join(', ') || '(none)'}.`);
+    if (p.namespacesToDelete.length)
+      out.push(`Deleted after the last stage: ${p.namespacesToDelete.map(codeSpan).join(', ')}.`);
+    out.push('');
+    if (p.stages.length === 0) out.push('No Helm release in scope.', '');
+    else {
+      out.push(
+        '| stage | release | status | chart | CRD instances deleted first |',
+        '| ---: | --- | --- | --- | --- |',
+      );
+      const byKey = new Map(p.releases.map((r) => [r.release, r]));
+      for (const s of p.stages) {
+        for (const key of s.releases) {
+          const r = byKey.get(key)!;
+          out.push(
+            `| ${s.index + 1} | ${codeSpan(key)} | ${escapeMarkdown(r.status)} | ${codeSpan(r.chart)} | ${r.crds.map(codeSpan).join(', ') || '—'} |`,
+          );
+        }
+      }
+      out.push('');
+    }
+    if (p.edges.length) {
+      out.push('<details><summary>Why this order</summary>', '');
+      for (const e of p.edges)
+        out.push(`- ${codeSpan(e.before)} before ${codeSpan(e.after)}: ${escapeMarkdown(e.reason)}`);
+      out.push('', '</details>', '');
+    }
+  }
+
+  if (report.teardown) {
+    const t = report.teardown;
+    out.push('### Teardown', '');
+    out.push('| stage | release | result | duration |', '| ---: | --- | --- | ---: |');
+    for (const s of t.stages) {
+      for (const r of s.releases) {
+        const result =
+          r.status === 'uninstalled' ? 'uninstalled' : `**failed**: ${escapeMarkdown(r.message ?? '')}`;
+        out.push(`| ${s.index + 1} | ${codeSpan(r.release)} | ${result} | ${seconds(r.durationMs)} |`);
+      }
+    }
+    for (const n of t.namespaces) {
+      const result =
+        n.status === 'stuck'
+          ? '**stuck in Terminating**'
+          : n.status === 'absent'
+            ? 'was not there'
+            : 'deleted';
+      out.push(`| — | namespace ${codeSpan(n.name)} | ${result} | ${seconds(n.durationMs)} |`);
     }
     out.push('');
+    const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
+    if (blockers.length) {
+      out.push('#### Still there', '', '| object | finalizers | state |', '| --- | --- | --- |');
+      for (const b of blockers) out.push(blockerRow(b));
+      out.push('');
+    }
+    const unserved = t.stages.flatMap((s) => s.unservedKinds);
+    if (unserved.length) {
+      out.push(
+        `Could not verify objects of kinds the API no longer serves (was a CRD deleted before the release that uses it?): ${unserved.map(codeSpan).join(', ')}.`,
+        '',
+      );
+    }
+    const kept = t.stages.flatMap((s) => s.kept);
+    if (kept.length)
+      out.push(
+        `Kept on purpose (\`helm.sh/resource-policy: keep\`): ${kept.map(objectName).join(', ')}.`,
+        '',
+      );
+    for (const n of t.namespaces.filter((x) => x.status === 'stuck')) {
+      out.push(`#### Namespace ${codeSpan(n.name)} is stuck in Terminating`, '');
+      for (const c of n.blockingConditions)
+        out.push(`- ${codeSpan(c.type)} (${escapeMarkdown(c.reason)}): ${escapeMarkdown(c.message)}`);
+      out.push(
+        '',
+        'Do not clear the namespace finalizer through `/finalize`: that strands its objects in etcd. Fix what the conditions name.',
+        '',
+      );
+    }
   }
-  out.push('<details><summary>Objects per resource</summary>', '');
-  out.push('| resource | objects |', '| --- | ---: |');
-  for (const [resource, count] of Object.entries(report.counts))
-    out.push(`| ${codeSpan(resource)} | ${count} |`);
-  out.push('', '</details>', '');
-  const s = report.stats;
-  out.push(
-    `Discovery ${s.discoveryMs} ms; lists ${s.listMs} ms (${s.resourcesListed} resources, ${s.pages} pages, ${s.requests} requests).`,
-  );
-  return out.join('\n') + '\n';
+
+  if (report.inventory) {
+    const inv = report.inventory;
+    if (inv.coverage.length > 0) {
+      out.push('### What could not be read', '', 'Results about these resources may be incomplete.', '');
+      out.push('| resource | reason | message |', '| --- | --- | --- |');
+      for (const gap of inv.coverage) {
+        const hint = gap.hint ? ` (grant: ${codeSpan(gap.hint)})` : '';
+        out.push(`| ${codeSpan(gap.resource)} | ${gap.reason} | ${escapeMarkdown(gap.message)}${hint} |`);
+      }
+      out.push('');
+    }
+    out.push(
+      `<details><summary>Inventory: ${inv.objectCount} objects of ${Object.keys(inv.counts).length} resources in ${inv.namespaceCount} namespaces</summary>`,
+      '',
+      '| resource | objects |',
+      '| --- | ---: |',
+    );
+    for (const [resource, count] of Object.entries(inv.counts))
+      out.push(`| ${codeSpan(resource)} | ${count} |`);
+    const s = inv.stats;
+    out.push(
+      '',
+      `Discovery ${s.discoveryMs} ms; lists ${s.listMs} ms (${s.resourcesListed} resources, ${s.pages} pages, ${s.requests} requests).`,
+      '',
+      '</details>',
+      '',
+    );
+  }
+  return out.join('\n');
 }

@@ -7,9 +7,16 @@ const reader =
     values[name] ?? '';
 
 test('unset inputs take their defaults', () => {
-  const s = parseSettings(reader({}));
+  const s = parseSettings(reader({ namespaces: 'pr-1' }));
   expect(s).toEqual({
-    mode: 'inventory',
+    mode: 'teardown',
+    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [] },
+    deleteNamespaces: true,
+    order: [],
+    timeoutMs: 900_000,
+    stageTimeoutMs: 300_000,
+    helm: 'helm',
+    uninstallConcurrency: 4,
     cluster: 'existing',
     kubeconfig: '',
     context: '',
@@ -25,6 +32,7 @@ test('unset inputs take their defaults', () => {
 test('durations, numbers and booleans are parsed', () => {
   const s = parseSettings(
     reader({
+      mode: 'inventory',
       'request-timeout': '1m30s',
       'list-concurrency': '3',
       'page-size': '50',
@@ -41,8 +49,28 @@ test('durations, numbers and booleans are parsed', () => {
 });
 
 test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
-  [{ mode: 'destroy' }, 'mode', /input 'mode' is 'destroy'; it takes one of: inventory/],
-  [{ cluster: 'minikube' }, 'cluster', /input 'cluster' is 'minikube'; it takes one of: existing, kind/],
+  [{ mode: 'destroy' }, 'mode', /input 'mode' is 'destroy'; it takes one of: teardown, plan, inventory/],
+  [{ mode: 'teardown' }, 'namespaces', /mode 'teardown' needs a scope.*'namespaces'.*'selector'.*'releases'/],
+  [{ mode: 'plan' }, 'namespaces', /mode 'plan' needs a scope/],
+  [{ namespaces: 'Bad_NS' }, 'namespaces', /'Bad_NS', which is neither a namespace name nor a glob/],
+  [{ selector: 'env in (a' }, 'selector', /input 'selector' is 'env in \(a'.*label selector like/],
+  [{ selector: 'a=b=c' }, 'selector', /input 'selector'/],
+  [{ releases: 'just-a-name' }, 'releases', /'just-a-name'; write each release as namespace\/name/],
+  [{ releases: 'a/b/c' }, 'releases', /namespace\/name/],
+  [
+    { namespaces: 'x', order: 'app operator' },
+    'order',
+    /the line 'app operator'; write one constraint per line as 'app -> operator'/,
+  ],
+  [{ namespaces: 'x', order: 'app -> Op!' }, 'order', /'app -> Op!'/],
+  [{ namespaces: 'x', timeout: '1m', 'stage-timeout': '5m' }, 'stage-timeout', /longer than 'timeout'/],
+  [{ namespaces: 'x', 'delete-namespaces': 'maybe' }, 'delete-namespaces', /takes true or false/],
+  [{ namespaces: 'x', 'uninstall-concurrency': '0' }, 'uninstall-concurrency', /from 1 to 32/],
+  [
+    { mode: 'inventory', cluster: 'minikube' },
+    'cluster',
+    /input 'cluster' is 'minikube'; it takes one of: existing, kind/,
+  ],
   [{ 'request-timeout': 'soon' }, 'request-timeout', /'request-timeout' is 'soon'.*90s, 5m/],
   [{ 'request-timeout': '-5s' }, 'request-timeout', /not a positive duration/],
   [{ 'kind-wait': '0s' }, 'kind-wait', /not a positive duration/],
@@ -51,8 +79,8 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   [{ 'page-size': '100000' }, 'page-size', /from 1 to 10000/],
   [{ 'kind-keep': 'yes' }, 'kind-keep', /takes true or false/],
   [{ cluster: 'kind', 'kind-cluster-name': 'Bad_Name' }, 'kind-cluster-name', /lower-case letters/],
-  [{ cluster: 'kind', kubeconfig: '/tmp/x' }, 'kubeconfig', /exclude each other/],
-  [{ 'kind-config': 'kind.yaml' }, 'kind-config', /only apply with 'cluster: kind'/],
+  [{ mode: 'inventory', cluster: 'kind', kubeconfig: '/tmp/x' }, 'kubeconfig', /exclude each other/],
+  [{ mode: 'inventory', 'kind-config': 'kind.yaml' }, 'kind-config', /only apply with 'cluster: kind'/],
 ])('bad input %j is rejected naming %s', (values, input, message) => {
   let caught: unknown;
   try {
@@ -63,6 +91,36 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   expect(caught).toBeInstanceOf(InputError);
   expect((caught as InputError).input).toBe(input);
   expect((caught as InputError).message).toMatch(message);
+});
+
+test('scope inputs are parsed: globs, selector, releases, order', () => {
+  const s = parseSettings(
+    reader({
+      mode: 'plan',
+      namespaces: 'pr-12\npr-13-*, review-?',
+      selector: 'env=pr,team in (a,b),!legacy',
+      releases: 'pr-12/api\n# a comment\npr-12/operator',
+      order: 'api -> operator\npr-12/web -> pr-12/api  # web first',
+    }),
+  );
+  expect(s.scope.namespacePatterns).toEqual(['pr-12', 'pr-13-*', 'review-?']);
+  expect(s.scope.selector).toEqual([
+    { key: 'env', op: 'in', values: ['pr'] },
+    { key: 'team', op: 'in', values: ['a', 'b'] },
+    { key: 'legacy', op: 'not-exists' },
+  ]);
+  expect(s.scope.releases).toEqual([
+    { namespace: 'pr-12', name: 'api' },
+    { namespace: 'pr-12', name: 'operator' },
+  ]);
+  expect(s.order).toEqual([
+    { before: { name: 'api' }, after: { name: 'operator' }, line: 'api -> operator' },
+    {
+      before: { namespace: 'pr-12', name: 'web' },
+      after: { namespace: 'pr-12', name: 'api' },
+      line: 'pr-12/web -> pr-12/api',
+    },
+  ]);
 });
 
 test('every input has a default entry', () => {

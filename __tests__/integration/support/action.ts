@@ -1,0 +1,53 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, type ActionPorts } from '../../../src/main.js';
+import type { Report } from '../../../src/report/report.js';
+import { execaRunner } from '../../../src/util/command.js';
+import { clusterEnv } from './cluster.js';
+
+/** What an in-process action run produced. */
+export interface ActionRun {
+  readonly report: Report;
+  readonly outputs: ReadonlyMap<string, string>;
+  readonly failures: readonly string[];
+  readonly log: readonly string[];
+  readonly summary: string;
+}
+
+/**
+ * Runs the action's main step in-process with these inputs against the local control plane
+ * (kubeconfig and Helm 4 filled in unless given).
+ */
+export async function runAction(inputs: Record<string, string>): Promise<ActionRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-run-'));
+  const outputs = new Map<string, string>();
+  const failures: string[] = [];
+  const log: string[] = [];
+  let summary = '';
+  const all: Record<string, string> = {
+    kubeconfig: clusterEnv().kubeconfig,
+    helm: clusterEnv().helm4,
+    ...inputs,
+  };
+  const ports: ActionPorts = {
+    readInput: (name) => all[name] ?? '',
+    info: (l) => log.push(l),
+    warning: (l) => log.push(`warning: ${l}`),
+    group: async (title, fn) => {
+      log.push(`## ${title}`);
+      return fn();
+    },
+    setSecret: () => {},
+    setOutput: (k, v) => outputs.set(k, v),
+    saveState: () => {},
+    writeSummary: async (m) => {
+      summary = m;
+    },
+    setFailed: (m) => failures.push(m),
+    env: { ...process.env, RUNNER_TEMP: dir },
+    commands: execaRunner,
+  };
+  const report = await run(ports);
+  return { report, outputs, failures, log, summary };
+}

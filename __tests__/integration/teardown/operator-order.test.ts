@@ -1,0 +1,207 @@
+/**
+ * The heart of the teardown: an app whose custom resources carry a finalizer that a live
+ * operator removes. kube-sweep tears the app down before the operator and ends clean; the
+ * reverse order (seed 000's mistake) leaves the instances stuck, and the report says so.
+ */
+import { join } from 'node:path';
+import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { waitFor } from '../../../src/util/wait.js';
+import { runAction } from '../support/action.js';
+import { auditMark, kubeSweepRequestsSince, mutatingVerbs } from '../support/audit.js';
+import {
+  adminApi,
+  clusterEnv,
+  deleteIfPresent,
+  getOrUndefined,
+  helm,
+  repoRoot,
+  uniqueName,
+  waitGone,
+} from '../support/cluster.js';
+import { clearWidgetFinalizers, startWidgetOperator } from '../support/operator.js';
+
+let api: ApiClient;
+beforeAll(async () => {
+  api = await adminApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+interface Env {
+  group: string;
+  operatorNs: string;
+  appNs: string;
+}
+
+async function installEnvironment(): Promise<Env> {
+  const id = uniqueName('env');
+  const env = { group: `${id}.kube-sweep.test`, operatorNs: `${id}-operator`, appNs: `${id}-app` };
+  const h = clusterEnv().helm4;
+  const op = await helm(h, [
+    'install',
+    'operator',
+    join(repoRoot, 'test/charts/operator'),
+    '-n',
+    env.operatorNs,
+    '--create-namespace',
+    '--set',
+    `group=${env.group}`,
+  ]);
+  if (op.exitCode !== 0) throw new Error(`installing operator: ${op.stderr}`);
+  await waitFor(
+    async () => {
+      const crd = await getOrUndefined<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        api,
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${env.group}`,
+      );
+      const ok =
+        crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+      return { done: ok, value: ok };
+    },
+    { timeoutMs: 30_000, description: 'the Widget CRD to be established' },
+  );
+  // Discovery of a new CRD reaches every API server cache within moments; retry the install.
+  const app = await waitFor(
+    async () => {
+      const r = await helm(h, [
+        'install',
+        'app',
+        join(repoRoot, 'test/charts/app'),
+        '-n',
+        env.appNs,
+        '--create-namespace',
+        '--set',
+        `group=${env.group}`,
+      ]);
+      return { done: r.exitCode === 0, value: r };
+    },
+    { timeoutMs: 30_000, description: 'the app release to install' },
+  );
+  if (app.exitCode !== 0) throw new Error(`installing app: ${app.stderr}`);
+  return env;
+}
+
+async function cleanup(env: Env) {
+  await clearWidgetFinalizers(api, env.group);
+  await helm(clusterEnv().helm4, ['uninstall', 'app', '-n', env.appNs]);
+  await helm(clusterEnv().helm4, ['uninstall', 'operator', '-n', env.operatorNs]);
+  await deleteIfPresent(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${env.group}`);
+  await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
+  await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
+}
+
+test('plan: the app goes before the operator, and planning sends no mutating request', async () => {
+  const env = await installEnvironment();
+  try {
+    const mark = auditMark();
+    const { report, failures } = await runAction({
+      mode: 'plan',
+      namespaces: `${env.appNs}\n${env.operatorNs}`,
+    });
+    expect(failures).toEqual([]);
+    expect(report.verdict).toBe('planned');
+    expect(report.plan!.stages.map((s) => s.releases)).toEqual([
+      [`${env.appNs}/app`],
+      [`${env.operatorNs}/operator`],
+    ]);
+    expect(report.plan!.stages[1]!.crdInstancesFirst).toEqual([`widgets.${env.group}`]);
+    const edge = report.plan!.edges.find((e) => e.before === `${env.appNs}/app`)!;
+    expect(edge.after).toBe(`${env.operatorNs}/operator`);
+    expect(edge.reason).toContain(`CRD widgets.${env.group}`);
+    expect(edge.reason).toContain(`webhook validate.${env.group}`);
+    const requests = kubeSweepRequestsSince(mark);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((e) => mutatingVerbs.has(e.verb))).toEqual([]);
+    // Nothing changed.
+    expect(
+      await getOrUndefined(api, `/apis/${env.group}/v1/namespaces/${env.appNs}/widgets/w1`),
+    ).toBeDefined();
+  } finally {
+    await cleanup(env);
+  }
+});
+
+test('teardown in dependency order with a live operator ends clean', async () => {
+  const env = await installEnvironment();
+  const operator = startWidgetOperator(api, {
+    group: env.group,
+    deploymentNamespace: env.operatorNs,
+    deploymentName: 'widget-operator',
+  });
+  try {
+    const mark = auditMark();
+    const { report, failures, outputs } = await runAction({
+      mode: 'teardown',
+      namespaces: `${env.appNs}, ${env.operatorNs}`,
+      'stage-timeout': '60s',
+    });
+    expect(failures).toEqual([]);
+    expect(report.verdict).toBe('clean');
+    const t = report.teardown!;
+    expect(t.stages.map((s) => s.releases.map((r) => [r.release, r.status]))).toEqual([
+      [[`${env.appNs}/app`, 'uninstalled']],
+      [[`${env.operatorNs}/operator`, 'uninstalled']],
+    ]);
+    expect(t.stages.flatMap((s) => s.remaining)).toEqual([]);
+    expect(t.namespaces.map((n) => [n.name, n.status])).toEqual([
+      [env.appNs, 'deleted'],
+      [env.operatorNs, 'deleted'],
+    ]);
+    expect(operator.finalized()).toBe(2); // the operator finalized both widgets before it went
+    expect(outputs.get('verdict')).toBe('clean');
+    expect(outputs.get('releases-uninstalled')).toBe('2');
+    // Deletes went only to what the scope names.
+    const deletes = kubeSweepRequestsSince(mark).filter((e) => mutatingVerbs.has(e.verb));
+    for (const d of deletes) expect(d.requestURI).toMatch(new RegExp(`(${env.appNs}|${env.operatorNs})`));
+    expect(kubeSweepRequestsSince(mark).some((e) => e.requestURI.includes('/finalize'))).toBe(false);
+    await waitGone(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${env.group}`);
+  } finally {
+    await operator.stop();
+    await cleanup(env);
+  }
+});
+
+test('the operator uninstalled first (seed 000) leaves the widgets stuck, and the report names them', async () => {
+  const env = await installEnvironment();
+  const operator = startWidgetOperator(api, {
+    group: env.group,
+    deploymentNamespace: env.operatorNs,
+    deploymentName: 'widget-operator',
+  });
+  try {
+    // The mistake: the operator goes first. Its Deployment is gone, so nothing finalizes widgets.
+    const wrong = await helm(clusterEnv().helm4, ['uninstall', 'operator', '-n', env.operatorNs]);
+    expect(wrong.exitCode).toBe(0);
+    await waitFor(async () => ({ done: operator.stopped(), value: operator.stopped() }), {
+      timeoutMs: 30_000,
+      description: 'the operator loop to notice its Deployment is gone',
+    });
+    const { report, failures, outputs } = await runAction({
+      mode: 'teardown',
+      namespaces: env.appNs,
+      'stage-timeout': '8s',
+    });
+    expect(report.verdict).toBe('leftovers');
+    expect(failures[0]).toMatch(/left things behind/);
+    const remaining = report.teardown!.stages.flatMap((s) => s.remaining);
+    expect(
+      remaining.map((b) => [b.kind, b.namespace, b.name, b.finalizers, Boolean(b.deletionTimestamp)]),
+    ).toEqual([
+      ['Widget', env.appNs, 'w1', [`${env.group}/cleanup`], true],
+      ['Widget', env.appNs, 'w2', [`${env.group}/cleanup`], true],
+    ]);
+    const ns = report.teardown!.namespaces[0]!;
+    expect(ns.status).toBe('stuck');
+    const types = ns.blockingConditions.map((c) => c.type);
+    expect(types).toContain('NamespaceFinalizersRemaining');
+    expect(ns.blockingConditions.find((c) => c.type === 'NamespaceFinalizersRemaining')!.message).toContain(
+      `${env.group}/cleanup in 2 resource instances`,
+    );
+    expect(outputs.get('stuck-namespaces')).toBe('1');
+    expect(outputs.get('blockers')).toBe('2');
+  } finally {
+    await operator.stop();
+    await cleanup(env);
+  }
+});

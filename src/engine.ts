@@ -1,0 +1,133 @@
+import type { OpenCluster } from './cluster/open.js';
+import type { Settings } from './config/settings.js';
+import { findReleases } from './helm/discover-releases.js';
+import { helmCli } from './helm/helm-cli.js';
+import { collectInventory } from './inventory/collect.js';
+import type { Inventory } from './inventory/snapshot.js';
+import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
+import { resolveScope } from './plan/scope.js';
+import {
+  inventoryVerdict,
+  summarizeInventory,
+  summarizePlan,
+  teardownVerdict,
+  type Mode,
+  type Report,
+} from './report/report.js';
+import { resourceIndex } from './teardown/resource-index.js';
+import { runTeardown } from './teardown/run-teardown.js';
+import type { CommandRunner } from './util/command.js';
+
+/** What the engine needs besides the open cluster: logs, log groups and a command runner. */
+export interface EnginePorts {
+  readonly info: (line: string) => void;
+  readonly warning: (line: string) => void;
+  readonly group: <T>(title: string, fn: () => Promise<T>) => Promise<T>;
+  readonly commands: CommandRunner;
+}
+
+type ReportBody = Omit<Report, 'schemaVersion' | 'tool' | 'mode' | 'cluster'>;
+
+async function readInventory(
+  settings: Settings,
+  cluster: OpenCluster,
+  ports: EnginePorts,
+): Promise<Inventory> {
+  const inventory = await ports.group('Reading the cluster (inventory)', () =>
+    collectInventory(cluster.api, {
+      pageSize: settings.pageSize,
+      concurrency: settings.listConcurrency,
+      log: ports.info,
+    }),
+  );
+  for (const gap of inventory.coverage)
+    ports.warning(`could not read ${gap.resource} (${gap.reason}): ${gap.message}`);
+  return inventory;
+}
+
+async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
+  return ports.group('Planning the teardown', async () => {
+    const namespaces = (
+      inventory.full.namespaces as { metadata?: { name?: string; labels?: Record<string, string> } }[]
+    ).map((n) => ({
+      name: n.metadata?.name ?? '',
+      labels: n.metadata?.labels ?? {},
+    }));
+    const scope = resolveScope(settings.scope, namespaces);
+    const { releases, problems } = await findReleases(cluster.api, [
+      ...scope.namespaces,
+      ...settings.scope.releases.map((r) => r.namespace),
+    ]);
+    const resources = resourceIndex(inventory.resources);
+    const teardownPlan: TeardownPlan = buildPlan({
+      scope,
+      releaseRefs: settings.scope.releases,
+      foundReleases: releases,
+      userOrder: settings.order,
+      deleteNamespaces: settings.deleteNamespaces,
+      resourceOf: (group, kind) => resources(group, kind)?.resource,
+    });
+    const warnings = [...problems, ...teardownPlan.warnings];
+    for (const w of warnings) ports.warning(w);
+    for (const s of teardownPlan.stages) {
+      const crds = s.crdInstancesFirst.map((c) => c.name);
+      ports.info(
+        `stage ${s.index + 1}: ${s.releases.join(', ')}${crds.length ? ` (first: instances of ${crds.join(', ')})` : ''}`,
+      );
+    }
+    for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
+    ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
+    return { plan: teardownPlan, warnings, resources };
+  });
+}
+
+/**
+ * One strategy per mode: each reads what it needs from the cluster and returns the report
+ * body (verdict included). They throw on errors that stop the run; main.ts turns those into
+ * an `error` report.
+ */
+export const modes: Record<
+  Mode,
+  (settings: Settings, cluster: OpenCluster, ports: EnginePorts) => Promise<ReportBody>
+> = {
+  async inventory(settings, cluster, ports) {
+    const inventory = summarizeInventory(await readInventory(settings, cluster, ports));
+    return { verdict: inventoryVerdict(inventory), inventory, warnings: [] };
+  },
+  async plan(settings, cluster, ports) {
+    const inventory = await readInventory(settings, cluster, ports);
+    const planned = await plan(settings, cluster, inventory, ports);
+    return {
+      verdict: 'planned',
+      inventory: summarizeInventory(inventory),
+      plan: summarizePlan(planned.plan),
+      warnings: planned.warnings,
+    };
+  },
+  async teardown(settings, cluster, ports) {
+    const inventory = await readInventory(settings, cluster, ports);
+    const planned = await plan(settings, cluster, inventory, ports);
+    const teardown = await runTeardown(
+      planned.plan,
+      {
+        timeoutMs: settings.timeoutMs,
+        stageTimeoutMs: settings.stageTimeoutMs,
+        uninstallConcurrency: settings.uninstallConcurrency,
+      },
+      {
+        api: cluster.api,
+        helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
+        resources: planned.resources,
+        log: ports.info,
+        group: ports.group,
+      },
+    );
+    return {
+      verdict: teardownVerdict(teardown),
+      inventory: summarizeInventory(inventory),
+      plan: summarizePlan(planned.plan),
+      teardown,
+      warnings: planned.warnings,
+    };
+  },
+};

@@ -1,0 +1,117 @@
+import type { HelmRelease } from '../helm/release-storage.js';
+import { dependencyEdges, type ResourceLookup } from './dependencies.js';
+import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
+import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
+import { stagesOf, type OrderingEdge } from './stages.js';
+
+/** A release named in an `order` line: `name` (any namespace in scope) or `namespace/name`. */
+export interface OrderRef {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+/** One `order` input line, `before -> after`. */
+export interface UserOrdering {
+  readonly before: OrderRef;
+  readonly after: OrderRef;
+  /** The line as written, for messages. */
+  readonly line: string;
+}
+
+export interface PlanInput {
+  readonly scope: ResolvedScope;
+  /** The `releases` input; empty means every release in the scoped namespaces. */
+  readonly releaseRefs: readonly ReleaseRef[];
+  /** Current releases found in the scoped namespaces and in the namespaces of `releaseRefs`. */
+  readonly foundReleases: readonly HelmRelease[];
+  readonly userOrder: readonly UserOrdering[];
+  readonly deleteNamespaces: boolean;
+  readonly resourceOf: ResourceLookup;
+}
+
+/** One stage: releases that go together, after the CRD instances they ship are gone. */
+export interface PlannedStage {
+  readonly index: number;
+  /** Release keys (`namespace/name`), sorted. */
+  readonly releases: readonly string[];
+  /** CRDs shipped by this stage's releases whose instances in scope are deleted (and awaited) first. */
+  readonly crdInstancesFirst: readonly ProvidedCrd[];
+}
+
+/** The teardown plan: plain data, logged and shown; `mode: plan` stops here. */
+export interface TeardownPlan {
+  readonly scope: ResolvedScope;
+  readonly releases: readonly ReleaseFacts[];
+  readonly edges: readonly OrderingEdge[];
+  readonly stages: readonly PlannedStage[];
+  /** Namespaces deleted after the last stage (empty when delete-namespaces is false). */
+  readonly namespacesToDelete: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+const refMatches = (ref: OrderRef, r: ReleaseFacts) =>
+  ref.name === r.release.name && (ref.namespace === undefined || ref.namespace === r.release.namespace);
+
+/**
+ * Pure: the plan of a teardown. Releases in scope are the `releases` input, or every release
+ * in the scoped namespaces; the order is the dependency edges (dependencies.ts) plus the
+ * `order` input; stages are the levels of that graph.
+ * @throws OrderingCycleError when the constraints form a cycle (names it)
+ * @throws ManifestParseError when a release's stored manifest is not YAML
+ */
+export function buildPlan(input: PlanInput): TeardownPlan {
+  const warnings: string[] = [];
+  const scoped = new Set(input.scope.namespaces);
+  let chosen: HelmRelease[];
+  if (input.releaseRefs.length > 0) {
+    chosen = [];
+    for (const ref of input.releaseRefs) {
+      const found = input.foundReleases.find((r) => r.namespace === ref.namespace && r.name === ref.name);
+      if (found) chosen.push(found);
+      else warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
+    }
+  } else {
+    chosen = input.foundReleases.filter((r) => scoped.has(r.namespace));
+  }
+  const facts = chosen.map(releaseFacts).sort((a, b) => a.key.localeCompare(b.key));
+  const edges: OrderingEdge[] = [...dependencyEdges(facts, input.resourceOf)];
+  for (const o of input.userOrder) {
+    const before = facts.filter((f) => refMatches(o.before, f));
+    const after = facts.filter((f) => refMatches(o.after, f));
+    if (before.length === 0 || after.length === 0) {
+      warnings.push(
+        `order '${o.line}': no release in scope matches '${before.length === 0 ? refText(o.before) : refText(o.after)}'`,
+      );
+      continue;
+    }
+    for (const b of before)
+      for (const a of after)
+        if (b !== a) edges.push({ before: b.key, after: a.key, reason: `order input: ${o.line}` });
+  }
+  const levels = stagesOf(
+    facts.map((f) => f.key),
+    edges,
+  );
+  const byKey = new Map(facts.map((f) => [f.key, f]));
+  const stages: PlannedStage[] = levels.map((keys, index) => ({
+    index,
+    releases: keys,
+    crdInstancesFirst: keys.flatMap((k) => byKey.get(k)!.crds).sort((a, b) => a.name.localeCompare(b.name)),
+  }));
+  for (const p of input.scope.protectedMatched)
+    warnings.push(`namespace ${p} matched the scope but is protected: it is never deleted`);
+  for (const p of input.scope.unmatchedPatterns)
+    warnings.push(`namespace pattern '${p}' matched no namespace`);
+  return {
+    scope: input.scope,
+    releases: facts,
+    edges,
+    stages,
+    namespacesToDelete: input.deleteNamespaces ? input.scope.namespaces : [],
+    warnings,
+  };
+}
+
+function refText(ref: OrderRef): string {
+  return ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+}

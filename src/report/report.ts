@@ -1,0 +1,127 @@
+import type { Inventory } from '../inventory/snapshot.js';
+import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../inventory/types.js';
+import type { TeardownPlan } from '../plan/build-plan.js';
+import type { OrderingEdge } from '../plan/stages.js';
+import type { TeardownResult } from '../teardown/run-teardown.js';
+
+/**
+ * The outcome of a run.
+ * - teardown: `clean` (every release uninstalled, every object and namespace gone) or
+ *   `leftovers` (something failed, timed out, or could not be verified);
+ * - plan: `planned`; inventory: `complete`, or `partial` when some resources could not be read;
+ * - any mode: `error` when the run could not do its job (bad input, cluster unreachable).
+ * Never `clean` or `complete` when something was not looked at.
+ */
+export type Verdict = 'clean' | 'leftovers' | 'planned' | 'complete' | 'partial' | 'error';
+
+export type Mode = 'teardown' | 'plan' | 'inventory';
+
+/** What the snapshot held: counts, not objects. */
+export interface InventorySummary {
+  readonly takenAt: string;
+  /** Object counts per resource ("configmaps", "widgets.example.com"), sorted by name. */
+  readonly counts: Readonly<Record<string, number>>;
+  readonly objectCount: number;
+  readonly namespaceCount: number;
+  readonly failedGroupVersions: readonly FailedGroupVersion[];
+  readonly coverage: readonly CoverageGap[];
+  readonly stats: InventoryStats;
+}
+
+/** The plan as data for the report: releases, edges and stages. */
+export interface PlanSummary {
+  readonly namespaces: readonly string[];
+  readonly protectedMatched: readonly string[];
+  readonly namespacesToDelete: readonly string[];
+  readonly releases: readonly {
+    readonly release: string;
+    readonly status: string;
+    readonly revision: number;
+    readonly chart: string;
+    readonly objects: number;
+    readonly crds: readonly string[];
+  }[];
+  readonly edges: readonly OrderingEdge[];
+  readonly stages: readonly {
+    readonly index: number;
+    readonly releases: readonly string[];
+    readonly crdInstancesFirst: readonly string[];
+  }[];
+}
+
+/** The JSON report (`report-path`), schemaVersion 1. */
+export interface Report {
+  readonly schemaVersion: 1;
+  readonly tool: 'kube-sweep';
+  readonly mode: Mode;
+  readonly verdict: Verdict;
+  readonly cluster: { readonly server: string; readonly version: string; readonly context: string };
+  readonly inventory?: InventorySummary;
+  readonly plan?: PlanSummary;
+  readonly teardown?: TeardownResult;
+  readonly warnings: readonly string[];
+  /** Set when verdict is `error`: what was being done and why it failed. */
+  readonly error?: string;
+}
+
+/** Pure: the counts of a snapshot. */
+export function summarizeInventory(inventory: Inventory): InventorySummary {
+  const counts: Record<string, number> = {};
+  for (const o of inventory.objects) {
+    const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
+    const key = group ? `${o.resource}.${group}` : o.resource;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return {
+    takenAt: inventory.takenAt,
+    counts: Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b))),
+    objectCount: inventory.objects.length,
+    namespaceCount: inventory.namespaceNames.size,
+    failedGroupVersions: inventory.failedGroupVersions,
+    coverage: inventory.coverage,
+    stats: inventory.stats,
+  };
+}
+
+/** Pure: the plan as report data. */
+export function summarizePlan(plan: TeardownPlan): PlanSummary {
+  return {
+    namespaces: plan.scope.namespaces,
+    protectedMatched: plan.scope.protectedMatched,
+    namespacesToDelete: plan.namespacesToDelete,
+    releases: plan.releases.map((r) => ({
+      release: r.key,
+      status: r.release.status,
+      revision: r.release.revision,
+      chart: `${r.release.chart.name}-${r.release.chart.version}`,
+      objects: r.objects.length,
+      crds: r.crds.map((c) => c.name),
+    })),
+    edges: plan.edges,
+    stages: plan.stages.map((s) => ({
+      index: s.index,
+      releases: s.releases,
+      crdInstancesFirst: s.crdInstancesFirst.map((c) => c.name),
+    })),
+  };
+}
+
+/** Pure: whether a teardown left anything behind (see Verdict). */
+export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
+  const dirty =
+    result.timedOut ||
+    result.stages.some(
+      (s) =>
+        s.releases.some((r) => r.status === 'failed') ||
+        s.remaining.length > 0 ||
+        s.unservedKinds.length > 0 ||
+        s.crdInstances.some((c) => c.remaining.length > 0),
+    ) ||
+    result.namespaces.some((n) => n.status === 'stuck');
+  return dirty ? 'leftovers' : 'clean';
+}
+
+/** Pure: `partial` when any coverage gap exists, else `complete`. */
+export function inventoryVerdict(summary: InventorySummary): 'complete' | 'partial' {
+  return summary.coverage.length > 0 ? 'partial' : 'complete';
+}
