@@ -110,6 +110,7 @@ export const modes: Record<
     const teardown = await runTeardown(
       planned.plan,
       {
+        failedGroupVersions: new Set(inventory.failedGroupVersions.map((f) => f.groupVersion)),
         timeoutMs: settings.timeoutMs,
         stageTimeoutMs: settings.stageTimeoutMs,
         uninstallConcurrency: settings.uninstallConcurrency,

@@ -98,6 +98,18 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     releases: keys,
     crdInstancesFirst: keys.flatMap((k) => byKey.get(k)!.crds).sort((a, b) => a.name.localeCompare(b.name)),
   }));
+  const deleted = new Set(input.deleteNamespaces ? input.scope.namespaces : []);
+  for (const f of facts) {
+    for (const o of f.objects) {
+      const ns = o.namespace ?? f.release.namespace;
+      if (o.annotations['helm.sh/resource-policy'] === 'keep' && deleted.has(ns) && o.kind !== 'Namespace') {
+        warnings.push(
+          `release ${f.key} keeps ${o.kind} ${ns}/${o.name} (helm.sh/resource-policy: keep), but namespace ${ns} is deleted ` +
+            'too, which deletes it anyway; move it out of the namespace or set delete-namespaces: false',
+        );
+      }
+    }
+  }
   for (const p of input.scope.protectedMatched)
     warnings.push(`namespace ${p} matched the scope but is protected: it is never deleted`);
   for (const p of input.scope.unmatchedPatterns)

@@ -96,10 +96,17 @@ export function renderMarkdown(report: Report): string {
       for (const b of blockers) out.push(blockerRow(b));
       out.push('');
     }
+    const unverifiable = t.stages.flatMap((s) => s.unverifiableKinds);
+    if (unverifiable.length) {
+      out.push(
+        `Could not check objects of kinds whose API group failed discovery: ${unverifiable.map(codeSpan).join(', ')}.`,
+        '',
+      );
+    }
     const unserved = t.stages.flatMap((s) => s.unservedKinds);
     if (unserved.length) {
       out.push(
-        `Could not verify objects of kinds the API no longer serves (was a CRD deleted before the release that uses it?): ${unserved.map(codeSpan).join(', ')}.`,
+        `Teardown order: the manifests name kinds the API no longer serves, so their CRD was deleted before the release that uses them (their objects went with it): ${unserved.map(codeSpan).join(', ')}. Uninstall releases that use a CRD before the one that ships it.`,
         '',
       );
     }

@@ -114,7 +114,7 @@ export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
       (s) =>
         s.releases.some((r) => r.status === 'failed') ||
         s.remaining.length > 0 ||
-        s.unservedKinds.length > 0 ||
+        s.unverifiableKinds.length > 0 ||
         s.crdInstances.some((c) => c.remaining.length > 0),
     ) ||
     result.namespaces.some((n) => n.status === 'stuck');

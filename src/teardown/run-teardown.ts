@@ -38,8 +38,13 @@ export interface StageResult {
   readonly remaining: readonly Blocker[];
   /** Objects kept on purpose (annotation helm.sh/resource-policy: keep), not awaited. */
   readonly kept: readonly { apiVersion: string; kind: string; namespace?: string; name: string }[];
-  /** Manifest kinds the API no longer serves, so their objects cannot be checked (S09). */
+  /**
+   * Manifest kinds the API no longer serves and whose group-version did not fail discovery:
+   * their CRD went before the release that uses them (scenario S09), and their objects with it.
+   */
   readonly unservedKinds: readonly string[];
+  /** Manifest kinds whose group-version failed discovery: their objects could not be checked. */
+  readonly unverifiableKinds: readonly string[];
   readonly durationMs: number;
 }
 
@@ -62,6 +67,8 @@ export interface TeardownPorts {
 }
 
 export interface TeardownOptions {
+  /** Group-versions ("metrics.k8s.io/v1beta1") whose discovery failed in the inventory. */
+  readonly failedGroupVersions: ReadonlySet<string>;
   readonly timeoutMs: number;
   readonly stageTimeoutMs: number;
   readonly uninstallConcurrency: number;
@@ -73,11 +80,19 @@ function tail(text: string, lines = 3): string {
   return text.trim().split('\n').slice(-lines).join(' | ');
 }
 
-/** Pure: the objects of a release's manifest to wait for, the kept ones, and kinds not served. */
-export function objectsToAwait(release: ReleaseFacts, resources: ResourceIndex) {
+/**
+ * Pure: the objects of a release's manifest to wait for, the kept ones, the kinds no longer
+ * served, and the kinds whose group-version failed discovery (cannot be checked).
+ */
+export function objectsToAwait(
+  release: ReleaseFacts,
+  resources: ResourceIndex,
+  failedGroupVersions: ReadonlySet<string>,
+) {
   const awaited: AwaitedObject[] = [];
   const kept: StageResult['kept'][number][] = [];
   const unserved = new Set<string>();
+  const unverifiable = new Set<string>();
   for (const o of release.objects) {
     const group = groupOf(o.apiVersion);
     const version = o.apiVersion.slice(group ? group.length + 1 : 0);
@@ -89,12 +104,14 @@ export function objectsToAwait(release: ReleaseFacts, resources: ResourceIndex) 
       continue;
     }
     if (!address) {
-      unserved.add(`${o.kind}.${group || 'core'}/${version}`);
+      const label = `${o.kind}.${group || 'core'}/${version}`;
+      if (failedGroupVersions.has(o.apiVersion)) unverifiable.add(label);
+      else unserved.add(label);
       continue;
     }
     awaited.push({ ...ref, address });
   }
-  return { awaited, kept, unserved: [...unserved].sort() };
+  return { awaited, kept, unserved: [...unserved].sort(), unverifiable: [...unverifiable].sort() };
 }
 
 /**
@@ -197,12 +214,17 @@ export async function runTeardown(
         const awaited: AwaitedObject[] = [];
         const kept: StageResult['kept'][number][] = [];
         const unserved = new Set<string>();
+        const unverifiable = new Set<string>();
         for (const key of stage.releases) {
-          const o = objectsToAwait(byKey.get(key)!, ports.resources);
+          const o = objectsToAwait(byKey.get(key)!, ports.resources, options.failedGroupVersions);
           awaited.push(...o.awaited);
           kept.push(...o.kept);
           o.unserved.forEach((k) => unserved.add(k));
+          o.unverifiable.forEach((k) => unverifiable.add(k));
         }
+        for (const k of unserved)
+          ports.log(`${k} is no longer served (its CRD went before this stage); not awaited`);
+        for (const k of unverifiable) ports.log(`${k} cannot be checked: its group-version failed discovery`);
         const remaining = await waitUntilGone(ports.api, awaited, {
           timeoutMs: budget(),
           clock,
@@ -223,6 +245,7 @@ export async function runTeardown(
           remaining,
           kept,
           unservedKinds: [...unserved].sort(),
+          unverifiableKinds: [...unverifiable].sort(),
           durationMs: clock.now() - stageStart,
         };
       },

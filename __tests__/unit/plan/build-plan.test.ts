@@ -1,0 +1,87 @@
+import { buildPlan, type PlanInput } from '../../../src/plan/build-plan.js';
+import { OrderingCycleError } from '../../../src/plan/stages.js';
+import { recordedRelease } from '../support/fixtures.js';
+
+const scope = (namespaces: string[]) => ({ namespaces, protectedMatched: [], unmatchedPatterns: [] });
+// What discovery says of the kinds in the recorded charts (the webhook rule names the plural).
+const resourceOf: PlanInput['resourceOf'] = (group, kind) =>
+  ({ ConfigMap: 'configmaps', Deployment: 'deployments', Widget: 'widgets' })[kind] ??
+  (group ? undefined : undefined);
+
+function plan(overrides: Partial<PlanInput>) {
+  return buildPlan({
+    scope: scope(['fixture-helm4']),
+    releaseRefs: [],
+    foundReleases: [recordedRelease('helm4-operator.json'), recordedRelease('helm4-app.json')],
+    userOrder: [],
+    deleteNamespaces: true,
+    resourceOf,
+    ...overrides,
+  });
+}
+
+test('the app goes before the operator whose CRD and webhook it uses', () => {
+  const p = plan({});
+  expect(p.stages.map((s) => s.releases)).toEqual([['fixture-helm4/app'], ['fixture-helm4/operator']]);
+  expect(
+    p.stages[1]!.crdInstancesFirst.map((c) => [c.name, c.kind, c.plural, c.namespaced, c.versions]),
+  ).toEqual([['widgets.fixture4.kube-sweep.test', 'Widget', 'widgets', true, ['v1']]]);
+  expect(p.edges).toEqual([
+    {
+      before: 'fixture-helm4/app',
+      after: 'fixture-helm4/operator',
+      reason:
+        'Widget objects pass webhook validate.fixture4.kube-sweep.test (ValidatingWebhookConfiguration operator-fixture4.kube-sweep.test); ' +
+        'has Widget objects (CRD widgets.fixture4.kube-sweep.test from fixture-helm4/operator)',
+    },
+  ]);
+  expect(p.namespacesToDelete).toEqual(['fixture-helm4']);
+});
+
+test('an order line that contradicts the dependencies is a cycle', () => {
+  expect(() =>
+    plan({ userOrder: [{ before: { name: 'operator' }, after: { name: 'app' }, line: 'operator -> app' }] }),
+  ).toThrow(OrderingCycleError);
+});
+
+test('order lines that name nothing in scope are warnings', () => {
+  const p = plan({
+    userOrder: [{ before: { name: 'ghost' }, after: { name: 'app' }, line: 'ghost -> app' }],
+  });
+  expect(p.warnings).toEqual(["order 'ghost -> app': no release in scope matches 'ghost'"]);
+});
+
+test('the releases input picks releases; a missing one is a warning', () => {
+  const p = plan({
+    scope: scope([]),
+    releaseRefs: [
+      { namespace: 'fixture-helm4', name: 'app' },
+      { namespace: 'fixture-helm4', name: 'nope' },
+    ],
+  });
+  expect(p.stages.map((s) => s.releases)).toEqual([['fixture-helm4/app']]);
+  expect(p.warnings).toEqual(['release fixture-helm4/nope was not found (already uninstalled?)']);
+  expect(p.namespacesToDelete).toEqual([]);
+});
+
+test('releases outside the scoped namespaces are left alone', () => {
+  const p = plan({ scope: scope(['some-other-ns']) });
+  expect(p.releases).toEqual([]);
+  expect(p.stages).toEqual([]);
+});
+
+test('CRDs from the chart crds/ folder count as shipped by the release', () => {
+  const stack = recordedRelease('helm4-stack.json');
+  const p = buildPlan({
+    scope: scope(['fixture-stack']),
+    releaseRefs: [],
+    foundReleases: [stack],
+    userOrder: [],
+    deleteNamespaces: false,
+    resourceOf,
+  });
+  expect(p.releases[0]!.crds.map((c) => [c.name, c.source])).toEqual([
+    ['widgets.stack.kube-sweep.test', 'crds/'],
+  ]);
+  expect(p.namespacesToDelete).toEqual([]);
+});
