@@ -2,7 +2,7 @@
  *  control plane from test/cluster; `npm run cluster:up` first). */
 const tsJest = [
   'ts-jest',
-  { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: ['TS151001'] } },
+  { useESM: true, tsconfig: 'tsconfig.check.json', diagnostics: { ignoreCodes: ['TS151001'] } },
 ];
 const common = {
   extensionsToTreatAsEsm: ['.ts'],

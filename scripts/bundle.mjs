@@ -2,7 +2,16 @@
 //   src/index.ts -> dist/index.js, src/post-entry.ts -> dist/post/index.js, src/cli/bin.ts -> dist/cli/index.js
 // With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle).
 import ncc from '@vercel/ncc';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +23,8 @@ const entries = [
   ['src/cli/bin.ts', 'cli'],
 ];
 const check = process.argv.includes('--check');
-const outRoot = check ? mkdtempSync(join(tmpdir(), 'kube-sweep-dist-')) : join(root, 'dist');
-if (!check) rmSync(outRoot, { recursive: true, force: true });
+// Bundle into a fresh folder; dist/ is replaced only when every entry bundled.
+const outRoot = mkdtempSync(join(tmpdir(), 'kube-sweep-dist-'));
 
 for (const [entry, sub] of entries) {
   const { code, assets } = await ncc(join(root, entry), {
@@ -36,6 +45,12 @@ for (const [entry, sub] of entries) {
   }
 }
 writeFileSync(join(outRoot, 'package.json'), '{ "type": "module" }\n');
+
+if (!check) {
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  cpSync(outRoot, join(root, 'dist'), { recursive: true });
+  rmSync(outRoot, { recursive: true, force: true });
+}
 
 if (check) {
   const list = (base) => {
