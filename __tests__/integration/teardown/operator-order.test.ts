@@ -130,6 +130,17 @@ test('teardown in dependency order with a live operator ends clean', async () =>
     deploymentName: 'widget-operator',
   });
   try {
+    // A custom resource no release owns (made at runtime, as apps do): it must still go while
+    // the operator runs, in the operator's stage, before the operator is uninstalled.
+    await api.request({
+      method: 'POST',
+      path: `/apis/${env.group}/v1/namespaces/${env.appNs}/widgets`,
+      body: {
+        apiVersion: `${env.group}/v1`,
+        kind: 'Widget',
+        metadata: { name: 'runtime', finalizers: [`${env.group}/cleanup`] },
+      },
+    });
     const mark = auditMark();
     const { report, failures, outputs } = await runAction({
       mode: 'teardown',
@@ -148,7 +159,11 @@ test('teardown in dependency order with a live operator ends clean', async () =>
       [env.appNs, 'deleted'],
       [env.operatorNs, 'deleted'],
     ]);
-    expect(operator.finalized()).toBe(2); // the operator finalized both widgets before it went
+    // The operator finalized the release's two widgets and the runtime one before it went.
+    expect(operator.finalized()).toBe(3);
+    expect(t.stages[1]!.crdInstances).toEqual([
+      { crd: `widgets.${env.group}`, namespaces: [env.appNs, env.operatorNs], remaining: [] },
+    ]);
     expect(outputs.get('verdict')).toBe('clean');
     expect(outputs.get('releases-uninstalled')).toBe('2');
     // Deletes went only to what the scope names.
