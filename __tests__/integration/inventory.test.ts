@@ -5,6 +5,7 @@
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { collectInventory } from '../../src/inventory/collect.js';
 import { waitFor } from '../../src/util/wait.js';
+import { waitCrdEstablished, whenServed } from './support/widgets.js';
 import { adminApi, createNamespace, deleteIfPresent, uniqueName, waitGone } from './support/cluster.js';
 
 let api: ApiClient;
@@ -80,36 +81,18 @@ test('lists instances of a CRD created moments before', async () => {
     },
   });
   try {
-    await waitFor(
-      async () => {
-        const c = await api.request<{ status?: { conditions?: { type: string; status: string }[] } }>({
-          path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`,
-        });
-        const ok =
-          c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True') ?? false;
-        return { done: ok, value: ok };
-      },
-      { timeoutMs: 30_000, description: `CRD ${crd} to be Established` },
-    );
+    await waitCrdEstablished(api, crd);
     for (const name of ['w1', 'w2', 'w3']) {
-      await waitFor(
-        async () => {
-          try {
-            await api.request({
-              method: 'POST',
-              path: `/apis/${group}/v1/namespaces/${ns}/widgets`,
-              body: {
-                apiVersion: `${group}/v1`,
-                kind: 'Widget',
-                metadata: { name, finalizers: name === 'w1' ? ['example.com/cleanup'] : [] },
-              },
-            });
-            return { done: true, value: name };
-          } catch {
-            return { done: false, value: name }; // the new resource may not be routable for a moment
-          }
-        },
-        { timeoutMs: 30_000, description: `widget ${name} to be created` },
+      await whenServed(`widget ${name} to be created`, () =>
+        api.request({
+          method: 'POST',
+          path: `/apis/${group}/v1/namespaces/${ns}/widgets`,
+          body: {
+            apiVersion: `${group}/v1`,
+            kind: 'Widget',
+            metadata: { name, finalizers: name === 'w1' ? ['example.com/cleanup'] : [] },
+          },
+        }),
       );
     }
     const inventory = await collectInventory(api, { pageSize: 2, concurrency: 4 });

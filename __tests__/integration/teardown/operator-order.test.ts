@@ -3,7 +3,6 @@
  * operator removes. kube-sweep tears the app down before the operator and ends clean; the
  * reverse order (seed 000's mistake) leaves the instances stuck, and the report says so.
  */
-import { join } from 'node:path';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { waitFor } from '../../../src/util/wait.js';
 import { runAction } from '../support/action.js';
@@ -14,11 +13,11 @@ import {
   deleteIfPresent,
   getOrUndefined,
   helm,
-  repoRoot,
   uniqueName,
   waitGone,
 } from '../support/cluster.js';
 import { clearWidgetFinalizers, startWidgetOperator } from '../support/operator.js';
+import { installOperatorAndApp } from '../support/widgets.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -37,48 +36,7 @@ interface Env {
 async function installEnvironment(): Promise<Env> {
   const id = uniqueName('env');
   const env = { group: `${id}.kube-sweep.test`, operatorNs: `${id}-operator`, appNs: `${id}-app` };
-  const h = clusterEnv().helm4;
-  const op = await helm(h, [
-    'install',
-    'operator',
-    join(repoRoot, 'test/charts/operator'),
-    '-n',
-    env.operatorNs,
-    '--create-namespace',
-    '--set',
-    `group=${env.group}`,
-  ]);
-  if (op.exitCode !== 0) throw new Error(`installing operator: ${op.stderr}`);
-  await waitFor(
-    async () => {
-      const crd = await getOrUndefined<{ status?: { conditions?: { type: string; status: string }[] } }>(
-        api,
-        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${env.group}`,
-      );
-      const ok =
-        crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-      return { done: ok, value: ok };
-    },
-    { timeoutMs: 30_000, description: 'the Widget CRD to be established' },
-  );
-  // Discovery of a new CRD reaches every API server cache within moments; retry the install.
-  const app = await waitFor(
-    async () => {
-      const r = await helm(h, [
-        'install',
-        'app',
-        join(repoRoot, 'test/charts/app'),
-        '-n',
-        env.appNs,
-        '--create-namespace',
-        '--set',
-        `group=${env.group}`,
-      ]);
-      return { done: r.exitCode === 0, value: r };
-    },
-    { timeoutMs: 30_000, description: 'the app release to install' },
-  );
-  if (app.exitCode !== 0) throw new Error(`installing app: ${app.stderr}`);
+  await installOperatorAndApp(api, env);
   return env;
 }
 

@@ -3,7 +3,6 @@
  * plane with Helm 4 (S02, S03, S09, S15, S16, S17).
  */
 import { execa } from 'execa';
-import { join } from 'node:path';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { waitFor } from '../../../src/util/wait.js';
 import { runAction } from '../support/action.js';
@@ -13,12 +12,11 @@ import {
   createNamespace,
   deleteIfPresent,
   getOrUndefined,
-  helm,
-  repoRoot,
   uniqueName,
   waitGone,
 } from '../support/cluster.js';
 import { clearWidgetFinalizers, startWidgetOperator } from '../support/operator.js';
+import { applyWidgetCrd, chart, helm4, installOperatorAndApp, whenServed } from '../support/widgets.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -27,9 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.close();
 });
-
-const chart = (name: string) => join(repoRoot, 'test/charts', name);
-const helm4 = (args: string[]) => helm(clusterEnv().helm4, args);
 
 interface SecretObject {
   metadata: { labels: Record<string, string> };
@@ -43,58 +38,24 @@ async function releaseStatus(ns: string, name: string, revision = 1): Promise<st
   return s?.metadata.labels.status;
 }
 
-async function waitEstablished(crd: string) {
-  await waitFor(
-    async () => {
-      const c = await getOrUndefined<{ status?: { conditions?: { type: string; status: string }[] } }>(
-        api,
-        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`,
-      );
-      const ok = c?.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True') ?? false;
-      return { done: ok, value: ok };
-    },
-    { timeoutMs: 30_000, description: `CRD ${crd} to be established` },
-  );
-}
-
 test('S02: objects with an operator finalizer and no operator: the namespace is stuck and the report says why', async () => {
   const id = uniqueName('s02');
   const group = `${id}.kube-sweep.test`;
   const ns = `${id}-kafka-test`;
-  const tpl = await helm4([
-    'template',
-    'x',
-    chart('operator'),
-    '--set',
-    `group=${group}`,
-    '--show-only',
-    'templates/crd.yaml',
-  ]);
-  await execa(clusterEnv().kubectl, ['--kubeconfig', clusterEnv().kubeconfig, 'apply', '-f', '-'], {
-    input: String(tpl.stdout),
-  });
-  await waitEstablished(`widgets.${group}`);
+  await applyWidgetCrd(api, group);
   await createNamespace(api, ns);
   const finalizer = `${group}/cleanup`;
   try {
-    await waitFor(
-      async () => {
-        try {
-          await api.request({
-            method: 'POST',
-            path: `/apis/${group}/v1/namespaces/${ns}/widgets`,
-            body: {
-              apiVersion: `${group}/v1`,
-              kind: 'Widget',
-              metadata: { name: 't1', finalizers: [finalizer] },
-            },
-          });
-          return { done: true, value: true };
-        } catch {
-          return { done: false, value: false };
-        }
-      },
-      { timeoutMs: 30_000, description: 'the widget to be created' },
+    await whenServed('the widget to be created', () =>
+      api.request({
+        method: 'POST',
+        path: `/apis/${group}/v1/namespaces/${ns}/widgets`,
+        body: {
+          apiVersion: `${group}/v1`,
+          kind: 'Widget',
+          metadata: { name: 't1', finalizers: [finalizer] },
+        },
+      }),
     );
     await api.request({
       method: 'POST',
@@ -139,26 +100,7 @@ test('S03: operator and its custom resources in one namespace: CRs go first, the
   const id = uniqueName('s03');
   const group = `${id}.kube-sweep.test`;
   const ns = `${id}-argocd`;
-  const op = await helm4([
-    'install',
-    'operator',
-    chart('operator'),
-    '-n',
-    ns,
-    '--create-namespace',
-    '--set',
-    `group=${group}`,
-  ]);
-  if (op.exitCode !== 0) throw new Error(op.stderr);
-  await waitEstablished(`widgets.${group}`);
-  const app = await waitFor(
-    async () => {
-      const r = await helm4(['install', 'app', chart('app'), '-n', ns, '--set', `group=${group}`]);
-      return { done: r.exitCode === 0, value: r };
-    },
-    { timeoutMs: 30_000, description: 'app to install' },
-  );
-  expect(app.exitCode).toBe(0);
+  await installOperatorAndApp(api, { group, operatorNs: ns, appNs: ns });
   const operator = startWidgetOperator(api, {
     group,
     deploymentNamespace: ns,
@@ -185,38 +127,22 @@ test('S09: the CRD was deleted before the release: Helm 4.3 uninstalls anyway; k
   const id = uniqueName('s09');
   const group = `${id}.kube-sweep.test`;
   const ns = `${id}-t`;
-  const tpl = await helm4([
-    'template',
-    'x',
-    chart('operator'),
-    '--set',
-    `group=${group}`,
-    '--show-only',
-    'templates/crd.yaml',
-  ]);
-  await execa(clusterEnv().kubectl, ['--kubeconfig', clusterEnv().kubeconfig, 'apply', '-f', '-'], {
-    input: String(tpl.stdout),
+  await applyWidgetCrd(api, group);
+  await whenServed('app to install', async () => {
+    const r = await helm4([
+      'install',
+      'app',
+      chart('app'),
+      '-n',
+      ns,
+      '--create-namespace',
+      '--set',
+      `group=${group}`,
+      '--set',
+      'finalizer=false',
+    ]);
+    if (r.exitCode !== 0) throw new Error(r.stderr);
   });
-  await waitEstablished(`widgets.${group}`);
-  const app = await waitFor(
-    async () => {
-      const r = await helm4([
-        'install',
-        'app',
-        chart('app'),
-        '-n',
-        ns,
-        '--create-namespace',
-        '--set',
-        `group=${group}`,
-        '--set',
-        'finalizer=false',
-      ]);
-      return { done: r.exitCode === 0, value: r };
-    },
-    { timeoutMs: 30_000, description: 'app to install' },
-  );
-  expect(app.exitCode).toBe(0);
   await api.request({
     method: 'DELETE',
     path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`,

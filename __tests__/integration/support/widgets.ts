@@ -1,0 +1,106 @@
+import { execa } from 'execa';
+import { join } from 'node:path';
+import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { waitFor } from '../../../src/util/wait.js';
+import { clusterEnv, getOrUndefined, helm, repoRoot } from './cluster.js';
+
+/** The test charts under test/charts. */
+export const chart = (name: string): string => join(repoRoot, 'test/charts', name);
+
+/** Runs the pinned Helm 4 against the local control plane. */
+export const helm4 = (args: string[]) => helm(clusterEnv().helm4, args);
+
+/** Waits until a CRD reports Established=True. */
+export async function waitCrdEstablished(api: ApiClient, name: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const crd = await getOrUndefined<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        api,
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+      );
+      const ok =
+        crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+      return { done: ok, value: ok };
+    },
+    { timeoutMs: 30_000, description: `CRD ${name} to be established` },
+  );
+}
+
+/**
+ * Retries `attempt` until it succeeds: a CRD that was just established can take a moment to
+ * be routable (create answers 404 until then). Throws the last failure after 30 s.
+ */
+export async function whenServed<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  let lastError: unknown;
+  const result = await waitFor(
+    async () => {
+      try {
+        return { done: true, value: await attempt() };
+      } catch (error) {
+        lastError = error;
+        return { done: false, value: undefined };
+      }
+    },
+    { timeoutMs: 30_000, description: what },
+  ).catch(() => {
+    throw lastError;
+  });
+  return result as T;
+}
+
+/** Applies only the Widget CRD of the operator chart (no release), for `group`, and waits for it. */
+export async function applyWidgetCrd(api: ApiClient, group: string): Promise<void> {
+  const tpl = await helm4([
+    'template',
+    'x',
+    chart('operator'),
+    '--set',
+    `group=${group}`,
+    '--show-only',
+    'templates/crd.yaml',
+  ]);
+  const env = clusterEnv();
+  await execa(env.kubectl, ['--kubeconfig', env.kubeconfig, 'apply', '-f', '-'], {
+    input: String(tpl.stdout),
+  });
+  await waitCrdEstablished(api, `widgets.${group}`);
+}
+
+/**
+ * Installs the operator chart (CRD, webhook, Deployment) as release `operator` in
+ * `operatorNs`, then the app chart (Widgets w1, w2 with a finalizer unless `finalizer: false`,
+ * and a ConfigMap) as release `app` in `appNs`, for a Widget API group of its own.
+ * @throws Error with Helm's stderr when an install fails
+ */
+export async function installOperatorAndApp(
+  api: ApiClient,
+  env: { group: string; operatorNs: string; appNs: string; finalizer?: boolean },
+): Promise<void> {
+  const op = await helm4([
+    'install',
+    'operator',
+    chart('operator'),
+    '-n',
+    env.operatorNs,
+    '--create-namespace',
+    '--set',
+    `group=${env.group}`,
+  ]);
+  if (op.exitCode !== 0) throw new Error(`installing operator: ${op.stderr}`);
+  await waitCrdEstablished(api, `widgets.${env.group}`);
+  await whenServed('the app release to install', async () => {
+    const r = await helm4([
+      'install',
+      'app',
+      chart('app'),
+      '-n',
+      env.appNs,
+      '--create-namespace',
+      '--set',
+      `group=${env.group}`,
+      '--set',
+      `finalizer=${env.finalizer ?? true}`,
+    ]);
+    if (r.exitCode !== 0) throw new Error(`installing app: ${r.stderr}`);
+  });
+}
