@@ -1,0 +1,148 @@
+/**
+ * The bundled action (dist/) run as a GitHub runner runs it: `node dist/index.js` with INPUT_*
+ * variables and the GITHUB_STEP_SUMMARY / GITHUB_OUTPUT / GITHUB_STATE files, then
+ * `node dist/post/index.js` with the saved state as STATE_* variables.
+ */
+import { execa } from 'execa';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { ApiClient } from '../../src/cluster/api-client.js';
+import {
+  adminApi,
+  clusterEnv,
+  deleteIfPresent,
+  getOrUndefined,
+  repoRoot,
+  uniqueName,
+} from '../integration/support/cluster.js';
+import { installOperatorAndApp } from '../integration/support/widgets.js';
+
+let api: ApiClient;
+beforeAll(async () => {
+  api = await adminApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+/** Parses the `name<<delimiter ... delimiter` entries @actions/core writes to GITHUB_OUTPUT/STATE. */
+function fileCommands(path: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = readFileSync(path, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([\w-]+)<<(.+)$/.exec(lines[i]!);
+    if (!m) continue;
+    const value: string[] = [];
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i]!);
+    out[m[1]!] = value.join('\n');
+  }
+  return out;
+}
+
+async function runStep(script: string, env: Record<string, string>) {
+  return execa(process.execPath, [join(repoRoot, script)], { env, extendEnv: true, reject: false });
+}
+
+function runnerFiles() {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-e2e-'));
+  const files = {
+    RUNNER_TEMP: dir,
+    GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
+    GITHUB_OUTPUT: join(dir, 'output'),
+    GITHUB_STATE: join(dir, 'state'),
+  };
+  for (const f of [files.GITHUB_STEP_SUMMARY, files.GITHUB_OUTPUT, files.GITHUB_STATE]) writeFileSync(f, '');
+  return files;
+}
+
+test('teardown through node dist/index.js: clean verdict, summary, outputs and JSON report', async () => {
+  const id = uniqueName('e2e');
+  const env = {
+    group: `${id}.kube-sweep.test`,
+    operatorNs: `${id}-operator`,
+    appNs: `${id}-app`,
+    finalizer: false,
+  };
+  await installOperatorAndApp(api, env);
+  try {
+    const files = runnerFiles();
+    const step = await runStep('dist/index.js', {
+      ...files,
+      INPUT_MODE: 'teardown',
+      INPUT_NAMESPACES: `${id}-*`,
+      INPUT_KUBECONFIG: Buffer.from(readFileSync(clusterEnv().kubeconfig)).toString('base64'),
+      INPUT_HELM: clusterEnv().helm4,
+      'INPUT_STAGE-TIMEOUT': '60s',
+    });
+    expect(step.exitCode).toBe(0);
+    const outputs = fileCommands(files.GITHUB_OUTPUT);
+    expect(outputs).toMatchObject({
+      verdict: 'clean',
+      'releases-uninstalled': '2',
+      blockers: '0',
+      'stuck-namespaces': '0',
+    });
+    const report = JSON.parse(readFileSync(outputs['report-path']!, 'utf8'));
+    expect(
+      report.teardown.stages.map((s: { releases: { release: string }[] }) =>
+        s.releases.map((r) => r.release),
+      ),
+    ).toEqual([[`${env.appNs}/app`], [`${env.operatorNs}/operator`]]);
+    const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    expect(summary).toContain('## ✅ kube-sweep: the environment is gone');
+    expect(summary).toContain(`| 2 | \`${env.operatorNs}/operator\` | uninstalled |`);
+    // Log groups, as the runner folds them.
+    expect(String(step.stdout)).toMatch(/::group::Stage 1\/2: .*app/);
+    expect(await getOrUndefined(api, `/api/v1/namespaces/${env.appNs}`)).toBeUndefined();
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
+  }
+});
+
+test('bad input fails the step with the input named, and nothing is touched', async () => {
+  const files = runnerFiles();
+  const step = await runStep('dist/index.js', {
+    ...files,
+    INPUT_MODE: 'teardown',
+    INPUT_NAMESPACES: 'pr-*',
+    INPUT_KUBECONFIG: clusterEnv().kubeconfig,
+    'INPUT_STAGE-TIMEOUT': 'forever',
+  });
+  expect(step.exitCode).toBe(1);
+  expect(String(step.stdout)).toContain(
+    "::error::input 'stage-timeout' is 'forever', which is not a positive duration; write it like 90s, 5m or 1h30m",
+  );
+  expect(fileCommands(files.GITHUB_OUTPUT).verdict).toBe('error');
+});
+
+test('cluster: kind with the stand-in kind: the post step deletes the cluster the main step created', async () => {
+  const files = runnerFiles();
+  const kindEnv = {
+    PATH: [join(repoRoot, 'test/kind-stand-in'), process.env.PATH].join(delimiter),
+    KIND_STANDIN_LOG: join(files.RUNNER_TEMP, 'kind.log'),
+    KIND_STANDIN_STATE: join(files.RUNNER_TEMP, 'clusters'),
+    KIND_STANDIN_KUBECONFIG: clusterEnv().kubeconfig,
+  };
+  const main = await runStep('dist/index.js', {
+    ...files,
+    ...kindEnv,
+    INPUT_MODE: 'inventory',
+    INPUT_CLUSTER: 'kind',
+    'INPUT_KIND-CLUSTER-NAME': 'e2e-kind',
+  });
+  expect(main.exitCode).toBe(0);
+  const state = fileCommands(files.GITHUB_STATE);
+  expect(state).toMatchObject({ 'kind-cluster-name': 'e2e-kind', 'kind-cluster-created': 'true' });
+  const stateEnv = Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v]));
+  const post = await runStep('dist/post/index.js', { ...files, ...kindEnv, ...stateEnv });
+  expect(post.exitCode).toBe(0);
+  expect(String(post.stdout)).toContain("deleted kind cluster 'e2e-kind'");
+  expect(readFileSync(kindEnv.KIND_STANDIN_LOG, 'utf8').trim().split('\n')).toEqual([
+    'get clusters',
+    'create cluster --name e2e-kind --wait 60s',
+    'get kubeconfig --name e2e-kind',
+    'delete cluster --name e2e-kind',
+  ]);
+});
