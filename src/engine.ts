@@ -77,7 +77,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     }
     for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
-    return { plan: teardownPlan, warnings, resources };
+    return { plan: teardownPlan, warnings, problems, resources };
   });
 }
 
@@ -107,6 +107,18 @@ export const modes: Record<
   async teardown(settings, cluster, ports) {
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
+    // Checks that would make the teardown half-blind: stop before anything is deleted.
+    if (planned.problems.length > 0) {
+      throw new Error(
+        `could not read the Helm releases in scope, so the order is unknown; nothing was deleted: ${planned.problems.join('; ')}`,
+      );
+    }
+    if (planned.plan.releases.length > 0 && !(await ports.commands.find(settings.helm))) {
+      throw new Error(
+        `input 'helm' is '${settings.helm}', which is not an executable on PATH; install Helm 3 or 4 in an earlier step ` +
+          "or set 'helm' to its path (nothing was deleted)",
+      );
+    }
     const teardown = await runTeardown(
       planned.plan,
       {
