@@ -1,0 +1,329 @@
+/**
+ * Building blocks of the rule scenarios (shared/cases/scenarios.md) on the local control
+ * plane: a Widget CRD per test (unique group), objects with finalizers, waits on namespace
+ * conditions, the snapshot + rules run, and the fixture recorder (RECORD_FIXTURES=1).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApiClient } from '../../../../src/cluster/api-client.js';
+import { KubernetesApiError } from '../../../../src/cluster/errors.js';
+import { collectInventory } from '../../../../src/inventory/collect.js';
+import type { Inventory, InventoryData } from '../../../../src/inventory/snapshot.js';
+import type { ObjectMetadata } from '../../../../src/inventory/types.js';
+import type { Finding } from '../../../../src/report/findings.js';
+import { runRules } from '../../../../src/rules/index.js';
+import type { RuleContext } from '../../../../src/rules/rule.js';
+import { waitFor } from '../../../../src/util/wait.js';
+import { recordedFixturesDir, type RecordedFixture } from '../../../unit/rules/support/recorded-fixture.js';
+import { adminApi, deleteIfPresent, waitGone } from '../../support/cluster.js';
+
+/** The finalizer of the scenarios (reference.md 0.3). */
+export const cleanupFinalizer = 'example.com/cleanup';
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+interface WithConditions {
+  metadata?: { deletionTimestamp?: string };
+  status?: { conditions?: Condition[] };
+}
+
+/** An ApiClient with the admin identity for the tests of one file: opened before all, closed after all. */
+export function adminApiForSuite(): () => ApiClient {
+  let api: ApiClient | undefined;
+  beforeAll(async () => {
+    api = await adminApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  return () => api!;
+}
+
+/** A namespaced CRD `<plural>.<group>` with preserve-unknown-fields schemas; by default Widget, v1 only. */
+export interface CrdOptions {
+  readonly group: string;
+  readonly plural?: string;
+  readonly kind?: string;
+  /** Served versions; the last one is the storage version. */
+  readonly versions?: readonly string[];
+  readonly conversion?: unknown;
+}
+
+/** Creates the CRD and waits until it is Established; returns its name. */
+export async function createCrd(api: ApiClient, options: CrdOptions): Promise<string> {
+  const { group, plural = 'widgets', kind = 'Widget', versions = ['v1'] } = options;
+  const name = `${plural}.${group}`;
+  await api.request({
+    method: 'POST',
+    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+        versions: versions.map((version, i) => ({
+          name: version,
+          served: true,
+          storage: i === versions.length - 1,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        })),
+        ...(options.conversion ? { conversion: options.conversion } : {}),
+      },
+    },
+  });
+  await waitForCondition(
+    api,
+    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    'Established',
+  );
+  return name;
+}
+
+/** Creates CRD `widgets.<group>` (the scenarios' fixture CRD, reference.md 0.3). */
+export function createWidgetCrd(api: ApiClient, group: string): Promise<string> {
+  return createCrd(api, { group });
+}
+
+/** A Deployment of one container whose pods are labelled `app: <name>`. */
+export async function createDeployment(
+  api: ApiClient,
+  namespace: string,
+  name: string,
+  replicas: number,
+): Promise<void> {
+  await createObject(api, `/apis/apps/v1/namespaces/${namespace}/deployments`, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'main', image: `registry.invalid/${name}:1` }] },
+      },
+    },
+  });
+}
+
+/** Waits until the object at `path` has condition `type` with `status` (default True); returns all its conditions. */
+export async function waitForCondition(
+  api: ApiClient,
+  path: string,
+  type: string,
+  status = 'True',
+  timeoutMs = 60_000,
+): Promise<Condition[]> {
+  return waitFor(
+    async () => {
+      const o = await api.request<WithConditions>({ path });
+      const conditions = o.status?.conditions ?? [];
+      return { done: conditions.some((c) => c.type === type && c.status === status), value: conditions };
+    },
+    { timeoutMs, description: `${path} to have ${type}=${status}` },
+  );
+}
+
+/** POSTs an object, retrying while a CRD created moments before is not routable yet. */
+export async function createObject(api: ApiClient, collection: string, body: unknown): Promise<void> {
+  await waitFor(
+    async () => {
+      try {
+        await api.request({ method: 'POST', path: collection, body });
+        return { done: true, value: collection };
+      } catch (error) {
+        if (error instanceof KubernetesApiError && error.status === 404)
+          return { done: false, value: collection };
+        throw error;
+      }
+    },
+    { timeoutMs: 30_000, description: `POST ${collection}` },
+  );
+}
+
+/** A Widget (group `<group>/v1`) with the given finalizers. */
+export async function createWidget(
+  api: ApiClient,
+  group: string,
+  namespace: string,
+  name: string,
+  finalizers: string[],
+): Promise<void> {
+  await createObject(api, `/apis/${group}/v1/namespaces/${namespace}/widgets`, {
+    apiVersion: `${group}/v1`,
+    kind: 'Widget',
+    metadata: { name, finalizers },
+  });
+}
+
+/** Sets metadata.finalizers to null (404 is fine: already gone). */
+export async function removeFinalizers(api: ApiClient, path: string): Promise<void> {
+  try {
+    await api.request({
+      method: 'PATCH',
+      path,
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { finalizers: null } },
+    });
+  } catch (error) {
+    if (!(error instanceof KubernetesApiError && error.status === 404)) throw error;
+  }
+}
+
+/** Deletes a namespace and waits until it is gone. */
+export async function deleteNamespaceAndWait(api: ApiClient, namespace: string, timeoutMs = 90_000) {
+  await deleteIfPresent(api, `/api/v1/namespaces/${namespace}`);
+  await waitGone(api, `/api/v1/namespaces/${namespace}`, timeoutMs);
+}
+
+/** Deletes a CRD and waits until it is gone. */
+export async function deleteCrdAndWait(api: ApiClient, name: string) {
+  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+  await deleteIfPresent(api, path);
+  await waitGone(api, path, 60_000);
+}
+
+/** The whole-cluster snapshot, as kube-sweep takes it. */
+export function snapshot(api: ApiClient): Promise<Inventory> {
+  return collectInventory(api, { pageSize: 500, concurrency: 4 });
+}
+
+/** The context of a scenario: deletions count as stuck at once; `namespaces` are the environment. */
+export function scenarioContext(namespaces: readonly string[]): RuleContext {
+  return { now: Date.now(), stuckAfterSeconds: 0, environmentNamespaces: new Set(namespaces) };
+}
+
+/** All rules over the snapshot. */
+export function findingsOf(inventory: Inventory, namespaces: readonly string[]): Finding[] {
+  return runRules(inventory, scenarioContext(namespaces));
+}
+
+/** The findings about objects whose name or namespace contains one of `names` (this test's). */
+export function findingsAbout(findings: readonly Finding[], names: readonly string[]): Finding[] {
+  return findings.filter((f) =>
+    names.some((n) => f.object.name.includes(n) || f.object.namespace?.includes(n)),
+  );
+}
+
+/** The namespaces that exist in every cluster, kept in recorded fixtures. */
+const systemNamespaces = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
+/** What a recorded fixture keeps of the snapshot. */
+export interface RecordSelection {
+  /** Namespaces of the scenario (existing or not); their objects are kept. */
+  readonly namespaces: readonly string[];
+  /** Names of the scenario's cluster-scoped objects (APIServices, webhook configurations, CRDs). */
+  readonly clusterObjects: readonly string[];
+}
+
+/** The object without metadata.managedFields (server-side apply bookkeeping no rule reads). */
+function withoutManagedFields<T extends { metadata?: object }>(item: T): T {
+  if (!item.metadata || !('managedFields' in item.metadata)) return item;
+  const metadata: Record<string, unknown> = { ...item.metadata };
+  delete metadata.managedFields;
+  return { ...item, metadata };
+}
+
+interface Registration {
+  metadata?: { name?: string; namespace?: string };
+  spec?: { group?: string; service?: unknown };
+}
+
+/**
+ * Pure: cuts a whole-cluster snapshot down to one scenario: objects in the scenario's and the
+ * system namespaces, the scenario's cluster-scoped objects, Nodes, and local APIServices; no
+ * Events. Served resources, failed group-versions and coverage of API groups that other tests
+ * registered (CRDs and APIServices not kept) are dropped with them. Nothing is rewritten.
+ */
+export function cutSnapshot(inventory: Inventory, selection: RecordSelection): InventoryData {
+  const namespaces = new Set([...systemNamespaces, ...selection.namespaces]);
+  const registrations = [
+    ...(inventory.full.customresourcedefinitions as Registration[]).map((o) => ({
+      resource: 'customresourcedefinitions',
+      o,
+    })),
+    ...(inventory.full.apiservices as Registration[]).map((o) => ({ resource: 'apiservices', o })),
+  ];
+  const local = new Set(
+    registrations
+      .filter((r) => r.resource === 'apiservices' && !r.o.spec?.service)
+      .map((r) => r.o.metadata?.name),
+  );
+  const keepCluster = (resource: string, name: string) =>
+    selection.clusterObjects.includes(name) ||
+    resource === 'nodes' ||
+    (resource === 'namespaces' && namespaces.has(name)) ||
+    (resource === 'apiservices' && local.has(name));
+  const keep = (o: ObjectMetadata) =>
+    o.resource !== 'events' &&
+    (o.namespace !== undefined ? namespaces.has(o.namespace) : keepCluster(o.resource, o.name));
+  const full = Object.fromEntries(
+    Object.entries(inventory.full).map(([resource, items]) => [
+      resource,
+      (items as Registration[])
+        .filter((item) =>
+          item.metadata?.namespace !== undefined
+            ? namespaces.has(item.metadata.namespace)
+            : keepCluster(resource, item.metadata?.name ?? ''),
+        )
+        .map(withoutManagedFields),
+    ]),
+  ) as unknown as InventoryData['full'];
+  const kept = (r: { resource: string; o: Registration }) =>
+    keepCluster(r.resource, r.o.metadata?.name ?? '');
+  const keptGroups = new Set(registrations.filter(kept).map((r) => r.o.spec?.group ?? ''));
+  const dropped = new Set(
+    registrations
+      .filter((r) => !kept(r))
+      .map((r) => r.o.spec?.group ?? '')
+      .filter((g) => !keptGroups.has(g)),
+  );
+  const groupOfGv = (gv: string) => (gv.includes('/') ? gv.slice(0, gv.indexOf('/')) : '');
+  const resourceGroup = (label: string) => {
+    const type = label.slice(0, label.indexOf('/') < 0 ? label.length : label.indexOf('/'));
+    return type.includes('.') ? type.slice(type.indexOf('.') + 1) : groupOfGv(label);
+  };
+  return {
+    takenAt: inventory.takenAt,
+    server: inventory.server,
+    serverVersion: inventory.serverVersion,
+    resources: inventory.resources.filter((r) => !dropped.has(r.group)),
+    failedGroupVersions: inventory.failedGroupVersions.filter((f) => !dropped.has(groupOfGv(f.groupVersion))),
+    objects: inventory.objects.filter(keep),
+    full,
+    coverage: inventory.coverage.filter(
+      (g) => !dropped.has(resourceGroup(g.resource)) && !dropped.has(groupOfGv(g.resource)),
+    ),
+    stats: inventory.stats,
+  };
+}
+
+/**
+ * With RECORD_FIXTURES=1, writes `__tests__/fixtures/rules/<file>.json`: the cut snapshot and the
+ * names the scenario generated. Otherwise does nothing.
+ */
+export function recordFixture(
+  file: string,
+  inventory: Inventory,
+  fixture: Omit<RecordedFixture, 'inventory' | 'kept'> & { selection: RecordSelection },
+): void {
+  if (process.env.RECORD_FIXTURES !== '1') return;
+  const { selection, ...rest } = fixture;
+  const recorded: RecordedFixture = {
+    ...rest,
+    kept:
+      'objects of the system namespaces and of the scenario namespaces, the scenario cluster-scoped objects, ' +
+      'Nodes and local APIServices; no Events; no metadata.managedFields; discovery data of API groups that ' +
+      'other tests registered is dropped',
+    inventory: cutSnapshot(inventory, selection),
+  };
+  mkdirSync(recordedFixturesDir, { recursive: true });
+  writeFileSync(join(recordedFixturesDir, `${file}.json`), JSON.stringify(recorded, null, 1) + '\n');
+}

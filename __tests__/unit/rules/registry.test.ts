@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { allFindingCodes, findingCodes } from '../../../src/rules/codes.js';
+import { rules, runRules } from '../../../src/rules/index.js';
+import { loadRecordedFixture, recordedScenarios, replayContext } from './support/recorded-fixture.js';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+test('every code is emitted by exactly one registered rule, and each rule has its own file', () => {
+  const owners = rules.flatMap((r) => r.codes.map((code) => [code, r.name]));
+  expect(owners.map(([code]) => code).sort()).toEqual([...allFindingCodes]);
+  expect(new Set(rules.map((r) => r.name)).size).toBe(rules.length);
+  for (const r of rules) expect(existsSync(join(repo, 'src/rules', `${r.name}.ts`))).toBe(true);
+});
+
+test('every code is documented in docs/finding-codes.md, and nothing else is', () => {
+  const docs = readFileSync(join(repo, 'docs/finding-codes.md'), 'utf8');
+  const documented = [...docs.matchAll(/^## `(\w+)`/gm)].map((m) => m[1]).sort();
+  expect(documented).toEqual([...allFindingCodes]);
+  for (const code of allFindingCodes) {
+    const section = docs.slice(docs.indexOf(`## \`${code}\``)).split(/^## /m)[1]!;
+    expect(section).toContain(`**Severity:** ${findingCodes[code].severity}`);
+  }
+});
+
+describe.each(recordedScenarios)('recorded scenario %s', (name) => {
+  const { fixture, inventory } = loadRecordedFixture(name);
+  const findings = runRules(inventory, replayContext(fixture));
+
+  test('each finding comes from a rule that declares its code, with a unique key', () => {
+    for (const f of findings) expect(rules.find((r) => r.name === f.rule)?.codes).toContain(f.code);
+    expect(new Set(findings.map((f) => f.key)).size).toBe(findings.length);
+  });
+
+  test('a risky command comes last, after its warning', () => {
+    for (const f of findings) {
+      const commands = f.remediation.commands;
+      const warning = commands.findIndex((c) => c.startsWith('# WARNING:'));
+      if (warning < 0) continue;
+      expect(commands.slice(warning + 1).length).toBeGreaterThan(0);
+      expect(commands.slice(warning + 1).every((c) => !c.startsWith('#'))).toBe(true);
+    }
+  });
+
+  test('the rules are deterministic and the order does not depend on registration order', () => {
+    const again = runRules(inventory, replayContext(fixture), [...rules].reverse());
+    expect(again).toEqual(findings);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Inventory fixtures recorded from the real control plane by the scenario tests in
+ * __tests__/integration/rules (RECORD_FIXTURES=1), and the rule context to replay them with.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RuleContext } from '../../../../src/rules/rule.js';
+import { buildInventory, type Inventory, type InventoryData } from '../../../../src/inventory/snapshot.js';
+
+export const recordedFixturesDir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'fixtures',
+  'rules',
+);
+
+/** One recorded snapshot of a built fault. */
+export interface RecordedFixture {
+  /** Scenario id and title (shared/cases/scenarios.md). */
+  readonly scenario: string;
+  /** The names the scenario generated on that run, so the tests can assert on them. */
+  readonly names: Readonly<Record<string, string>>;
+  /** The namespaces the scenario treats as its environment. */
+  readonly environmentNamespaces: readonly string[];
+  /** What was kept of the whole-cluster snapshot (objects of other namespaces are dropped). */
+  readonly kept: string;
+  /** The snapshot as collectInventory built it, minus what `kept` says was dropped. */
+  readonly inventory: InventoryData;
+}
+
+/** Reads `__tests__/fixtures/rules/<name>.json` and rebuilds its indexes. */
+export function loadRecordedFixture(name: string): { fixture: RecordedFixture; inventory: Inventory } {
+  const fixture = JSON.parse(
+    readFileSync(join(recordedFixturesDir, `${name}.json`), 'utf8'),
+  ) as RecordedFixture;
+  return { fixture, inventory: buildInventory(fixture.inventory) };
+}
+
+/**
+ * The context the scenario tests use: `now` one second after the snapshot was taken,
+ * deletions count as stuck at once (the faults were just built), the scenario's environment.
+ */
+export function replayContext(fixture: RecordedFixture, overrides: Partial<RuleContext> = {}): RuleContext {
+  return {
+    now: Date.parse(fixture.inventory.takenAt) + 1000,
+    stuckAfterSeconds: 0,
+    environmentNamespaces: new Set(fixture.environmentNamespaces),
+    ...overrides,
+  };
+}
+
+/** The recorded scenarios, by fixture file name. */
+export const recordedScenarios = [
+  's01-stale-apiservice',
+  's02-operator-gone-finalizer',
+  's03-operator-in-deleted-namespace',
+  's04-webhook-backend-missing',
+  's05-mutating-webhook-leftover',
+  's06-crd-stuck',
+  's10-orphan-in-missing-namespace',
+  's13-released-persistent-volume',
+  's14-owner-reference',
+] as const;
+
+/** A variant of a recorded snapshot: `change` returns the changed data, the indexes are rebuilt. */
+export function withInventory(
+  inventory: Inventory,
+  change: (data: InventoryData) => InventoryData,
+): Inventory {
+  return buildInventory(change(inventory));
+}

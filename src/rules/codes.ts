@@ -1,0 +1,77 @@
+import type { Severity } from '../report/findings.js';
+
+/** What a finding code means, as data: its default severity and a one-line title. */
+export interface FindingCodeInfo {
+  /** The severity findings of this code carry unless the rule documents why one is lower. */
+  readonly severity: Severity;
+  readonly title: string;
+}
+
+/**
+ * Every finding code, stable across releases so that users can ignore or gate on them.
+ * Each one is documented in docs/finding-codes.md (a unit test checks both directions).
+ */
+export const findingCodes = {
+  NamespaceBlockedByDiscovery: {
+    severity: 'error',
+    title: 'Namespace deletion waits for an API group whose discovery fails',
+  },
+  NamespaceBlockedByFinalizer: {
+    severity: 'error',
+    title: 'Namespace deletion waits for objects whose finalizers are not removed',
+  },
+  NamespaceContentDeletionFailed: {
+    severity: 'error',
+    title: 'The namespace controller cannot delete some of the namespace content',
+  },
+  NamespaceStuckTerminating: {
+    severity: 'error',
+    title: 'Namespace Terminating past the threshold for no reason its conditions name',
+  },
+  StaleAPIService: {
+    severity: 'error',
+    title: 'Aggregated APIService is unavailable (blocks every namespace deletion)',
+  },
+  OrphanInMissingNamespace: {
+    severity: 'error',
+    title: 'Object stored in a namespace that does not exist',
+  },
+  StuckFinalizer: {
+    severity: 'warning',
+    title: 'Objects wait past the threshold for a finalizer to be removed',
+  },
+  OperatorGoneFinalizer: {
+    severity: 'error',
+    title: 'Objects wait for a finalizer whose controller no longer appears to run',
+  },
+  WebhookBackendMissing: {
+    severity: 'error',
+    title: 'Admission webhook calls a Service (or namespace) that does not exist',
+  },
+  ConversionWebhookBackendMissing: {
+    severity: 'error',
+    title: 'CRD conversion webhook calls a Service (or namespace) that does not exist',
+  },
+  CRDStuckTerminating: {
+    severity: 'error',
+    title: 'CustomResourceDefinition Terminating while instances remain',
+  },
+  InvalidOwnerReference: {
+    severity: 'warning',
+    title: 'ownerReference the garbage collector cannot resolve',
+  },
+  OrphanedDependent: {
+    severity: 'warning',
+    title: 'Controller-made object left without its controller ownerReference',
+  },
+  ReleasedPersistentVolume: {
+    severity: 'warning',
+    title: 'PersistentVolume Released or Failed, bound to a claim that no longer exists',
+  },
+} as const satisfies Record<string, FindingCodeInfo>;
+
+/** A registered finding code. */
+export type FindingCode = keyof typeof findingCodes;
+
+/** Every registered code, sorted. */
+export const allFindingCodes: readonly FindingCode[] = (Object.keys(findingCodes) as FindingCode[]).sort();

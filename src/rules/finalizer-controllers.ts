@@ -1,0 +1,143 @@
+/**
+ * Who is expected to remove a finalizer. Kubernetes' own finalizers are data here (each with
+ * the controller that removes it); for any other finalizer a heuristic looks for a running
+ * controller in the snapshot (see `findFinalizerControllers`).
+ */
+import type { Inventory } from '../inventory/snapshot.js';
+import type { ObjectMetadata } from '../inventory/types.js';
+import { terminatingNamespaces } from './kubernetes-objects.js';
+import { groupOf, wasListed } from './snapshot-views.js';
+
+/**
+ * Finalizers that Kubernetes itself removes, and which component does (kubernetes/kubernetes:
+ * pkg/controller/volume/{pvc,pv}protection, pkg/controller/garbagecollector,
+ * staging/src/k8s.io/apiextensions-apiserver/pkg/controller/finalizer, pkg/controller/job,
+ * staging/src/k8s.io/cloud-provider/controllers/service). Never reported as "operator gone".
+ */
+export const builtInFinalizers: Readonly<Record<string, string>> = {
+  'kubernetes.io/pvc-protection':
+    'the pvc-protection controller of kube-controller-manager (it removes it once no pod with spec.nodeName uses the claim)',
+  'kubernetes.io/pv-protection':
+    'the pv-protection controller of kube-controller-manager (it removes it once no claim is bound to the volume)',
+  foregroundDeletion:
+    'the garbage collector of kube-controller-manager (it removes it once every dependent with blockOwnerDeletion is gone)',
+  orphan:
+    "the garbage collector of kube-controller-manager (it removes it after dropping the dependents' ownerReferences)",
+  'customresourcecleanup.apiextensions.k8s.io':
+    'the CRD finalizer of kube-apiserver (it removes it once every instance of the CRD is gone)',
+  'batch.kubernetes.io/job-tracking': 'the job controller of kube-controller-manager',
+  'service.kubernetes.io/load-balancer-cleanup': 'the service controller of the cloud controller manager',
+  kubernetes: 'the namespace controller of kube-controller-manager',
+};
+
+/** Domain labels too common to point at one controller. */
+const genericLabels = new Set([
+  'api',
+  'apis',
+  'app',
+  'apps',
+  'cloud',
+  'com',
+  'controller',
+  'controllers',
+  'crd',
+  'crds',
+  'dev',
+  'install',
+  'io',
+  'k8s',
+  'kubernetes',
+  'net',
+  'operator',
+  'operators',
+  'org',
+  'service',
+  'services',
+  'sh',
+  'system',
+  'www',
+  'x-k8s',
+]);
+
+/**
+ * The distinctive names in a finalizer that its controller is likely to carry: the labels of
+ * its domain part (before `/`, or the whole name when it has dots and no `/`) minus TLDs and
+ * generic words and labels containing "finalizer". `strimzi.io/topic-operator` → [strimzi];
+ * `resources-finalizer.argocd.argoproj.io` → [argocd, argoproj]; `example.com/cleanup` →
+ * [example]; a bare name (`foregroundDeleteKubeVirt`) → [].
+ */
+export function controllerTokens(finalizer: string): string[] {
+  const slash = finalizer.indexOf('/');
+  const domain = slash >= 0 ? finalizer.slice(0, slash) : finalizer.includes('.') ? finalizer : '';
+  const labels = domain
+    .toLowerCase()
+    .split('.')
+    .filter((l) => l && !genericLabels.has(l) && !l.includes('finalizer'));
+  return [...new Set(labels)];
+}
+
+/** Whether `token`'s dash-separated words appear, in order and contiguous, among `text`'s words. */
+function containsWords(text: string, token: string): boolean {
+  const words = text.toLowerCase().split(/[-._]/);
+  const wanted = token.split('-');
+  for (let i = 0; i + wanted.length <= words.length; i++)
+    if (wanted.every((w, j) => words[i + j] === w)) return true;
+  return false;
+}
+
+/** The kinds that can be a controller's footprint: where it runs, its identity, its leader lease. */
+const footprintKinds = [
+  { group: 'apps', resource: 'deployments' },
+  { group: 'apps', resource: 'statefulsets' },
+  { group: 'apps', resource: 'daemonsets' },
+  { group: '', resource: 'serviceaccounts' },
+  { group: 'coordination.k8s.io', resource: 'leases' },
+] as const;
+
+const matchedLabels = ['app.kubernetes.io/name', 'app.kubernetes.io/part-of', 'app'];
+
+/** The outcome of the controller search for one finalizer. */
+export type ControllerSearch =
+  /** Objects that look like the finalizer's controller and are not being deleted. */
+  | {
+      readonly result: 'found';
+      readonly tokens: readonly string[];
+      readonly candidates: readonly ObjectMetadata[];
+    }
+  | { readonly result: 'none'; readonly tokens: readonly string[] }
+  /** No conclusion: the finalizer names no controller, or a footprint kind could not be listed. */
+  | { readonly result: 'unknown'; readonly reason: string };
+
+/**
+ * Heuristic: does anything in the cluster look like the controller of `finalizer`? A
+ * candidate is a Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease whose name,
+ * namespace, or `app.kubernetes.io/name` / `app.kubernetes.io/part-of` / `app` label contains
+ * one of `controllerTokens(finalizer)` as whole words. Excluded: objects being deleted,
+ * objects in a Terminating namespace (a controller in a namespace being deleted goes with it,
+ * scenario S03), ServiceAccounts named `default` (every namespace has one) and node Leases
+ * (kube-node-lease). A false "found" only softens the finding to StuckFinalizer; "none" is
+ * concluded only when every footprint kind was listed.
+ */
+export function findFinalizerControllers(inventory: Inventory, finalizer: string): ControllerSearch {
+  const tokens = controllerTokens(finalizer);
+  if (tokens.length === 0)
+    return { result: 'unknown', reason: `finalizer ${finalizer} names no controller domain` };
+  const terminating = terminatingNamespaces(inventory);
+  const kinds = new Set(footprintKinds.map((k) => `${k.group}/${k.resource}`));
+  const candidates = inventory.objects.filter((o) => {
+    if (!kinds.has(`${groupOf(o.apiVersion)}/${o.resource}`)) return false;
+    if (o.deletionTimestamp || (o.namespace && terminating.has(o.namespace))) return false;
+    if (o.namespace === 'kube-node-lease' || (o.resource === 'serviceaccounts' && o.name === 'default'))
+      return false;
+    const texts = [o.name, o.namespace ?? '', ...matchedLabels.map((l) => o.labels?.[l] ?? '')];
+    return tokens.some((t) => texts.some((text) => text && containsWords(text, t)));
+  });
+  if (candidates.length) return { result: 'found', tokens, candidates };
+  const unlisted = footprintKinds.filter((k) => !wasListed(inventory, k.group, k.resource));
+  if (unlisted.length)
+    return {
+      result: 'unknown',
+      reason: `could not list ${unlisted.map((k) => k.resource).join(', ')} to look for its controller`,
+    };
+  return { result: 'none', tokens };
+}

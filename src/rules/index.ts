@@ -1,0 +1,44 @@
+/**
+ * The rule registry: every rule of the first set, in the order they run, and `runRules`, which
+ * runs them over one snapshot, links root causes and sorts. Adding a rule touches its file,
+ * one line here, its codes in codes.ts and docs/finding-codes.md, and its fixture test.
+ */
+import type { Inventory } from '../inventory/snapshot.js';
+import { sortFindings, type Finding } from '../report/findings.js';
+import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
+import { crdStuckRule } from './crd-stuck.js';
+import { linkFindings } from './link.js';
+import { namespaceStuckRule } from './namespace-stuck.js';
+import { objectInMissingNamespaceRule } from './object-in-missing-namespace.js';
+import { ownerReferenceRule } from './owner-reference.js';
+import type { Rule, RuleContext } from './rule.js';
+import { storageLeftoverRule } from './storage-leftover.js';
+import { stuckFinalizerRule } from './stuck-finalizer.js';
+import { webhookBackendMissingRule } from './webhook-backend-missing.js';
+
+export { defaultRuleSettings, type Rule, type RuleContext } from './rule.js';
+
+/** Every registered rule. */
+export const rules: readonly Rule[] = [
+  namespaceStuckRule,
+  apiServiceUnavailableRule,
+  objectInMissingNamespaceRule,
+  stuckFinalizerRule,
+  webhookBackendMissingRule,
+  crdStuckRule,
+  ownerReferenceRule,
+  storageLeftoverRule,
+];
+
+/**
+ * Pure: runs `selected` rules (default: all) over the snapshot, sets `causedBy` (link.ts) and
+ * returns the findings sorted (report/findings.ts `compareFindings`). Never calls the API.
+ */
+export function runRules(
+  inventory: Inventory,
+  context: RuleContext,
+  selected: readonly Rule[] = rules,
+): Finding[] {
+  const findings = selected.flatMap((r) => r.check(inventory, context));
+  return sortFindings(linkFindings(findings, inventory));
+}

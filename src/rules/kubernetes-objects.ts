@@ -1,0 +1,184 @@
+/**
+ * The parts of whole Kubernetes objects (from `inventory.full`) that rules read. Field names
+ * and optionality follow the API types: core/v1 Namespace, apiregistration.k8s.io/v1
+ * APIService, admissionregistration.k8s.io/v1 Validating/MutatingWebhookConfiguration,
+ * apiextensions.k8s.io/v1 CustomResourceDefinition. Everything is optional because the JSON
+ * comes from the cluster.
+ */
+import type { Inventory } from '../inventory/snapshot.js';
+import type { ObjectRef } from '../inventory/types.js';
+
+/** metav1.Condition / the per-type condition structs (status "True" | "False" | "Unknown"). */
+export interface Condition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+}
+
+export interface ObjectMeta {
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly creationTimestamp?: string;
+  readonly deletionTimestamp?: string;
+  readonly finalizers?: readonly string[];
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+export interface NamespaceObject {
+  readonly metadata?: ObjectMeta;
+  /** `spec.finalizers` holds `kubernetes` until the namespace controller has emptied it. */
+  readonly spec?: { readonly finalizers?: readonly string[] };
+  readonly status?: { readonly phase?: string; readonly conditions?: readonly Condition[] };
+}
+
+/** admissionregistration/v1 ServiceReference and apiregistration/v1 ServiceReference. */
+export interface ServiceReference {
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly path?: string;
+  readonly port?: number;
+}
+
+export interface APIServiceObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    readonly group?: string;
+    readonly version?: string;
+    /** Absent (null) for local APIServices that kube-apiserver serves itself. */
+    readonly service?: ServiceReference | null;
+  };
+  readonly status?: { readonly conditions?: readonly Condition[] };
+}
+
+/** admissionregistration/v1 RuleWithOperations. */
+export interface WebhookRule {
+  readonly apiGroups?: readonly string[];
+  readonly apiVersions?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly operations?: readonly string[];
+  readonly scope?: string;
+}
+
+/** metav1.LabelSelector. */
+export interface LabelSelector {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }[];
+}
+
+/** admissionregistration/v1 WebhookClientConfig. */
+export interface WebhookClientConfig {
+  readonly url?: string;
+  readonly service?: ServiceReference;
+}
+
+/** One webhook of a Validating/MutatingWebhookConfiguration. */
+export interface AdmissionWebhook {
+  readonly name: string;
+  readonly clientConfig?: WebhookClientConfig;
+  readonly rules?: readonly WebhookRule[];
+  /** `Fail` (the v1 default) or `Ignore`. */
+  readonly failurePolicy?: string;
+  readonly namespaceSelector?: LabelSelector;
+  readonly objectSelector?: LabelSelector;
+}
+
+export interface WebhookConfigurationObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: ObjectMeta;
+  readonly webhooks?: readonly AdmissionWebhook[];
+}
+
+export interface CustomResourceDefinitionObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    readonly group?: string;
+    readonly scope?: string;
+    readonly names?: { readonly plural?: string; readonly kind?: string };
+    readonly versions?: readonly {
+      readonly name: string;
+      readonly served?: boolean;
+      readonly storage?: boolean;
+    }[];
+    readonly conversion?: {
+      readonly strategy?: string;
+      readonly webhook?: {
+        readonly clientConfig?: WebhookClientConfig;
+        readonly conversionReviewVersions?: readonly string[];
+      };
+    };
+  };
+  readonly status?: { readonly conditions?: readonly Condition[] };
+}
+
+/** core/v1 PersistentVolume. */
+export interface PersistentVolumeObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    readonly claimRef?: { readonly namespace?: string; readonly name?: string; readonly uid?: string };
+    /** Retain, Delete or Recycle. */
+    readonly persistentVolumeReclaimPolicy?: string;
+    readonly storageClassName?: string;
+    readonly capacity?: Readonly<Record<string, string>>;
+  };
+  readonly status?: { readonly phase?: string; readonly lastPhaseTransitionTime?: string };
+}
+
+/** core/v1 PersistentVolumeClaim (the fields rules read). */
+export interface PersistentVolumeClaimObject {
+  readonly metadata?: ObjectMeta;
+}
+
+/** The shape of each kind kept whole in the snapshot (`fullObjectResources`). */
+export interface FullObjectTypes {
+  readonly namespaces: NamespaceObject;
+  readonly apiservices: APIServiceObject;
+  readonly validatingwebhookconfigurations: WebhookConfigurationObject;
+  readonly mutatingwebhookconfigurations: WebhookConfigurationObject;
+  readonly customresourcedefinitions: CustomResourceDefinitionObject;
+  readonly persistentvolumes: PersistentVolumeObject;
+  readonly persistentvolumeclaims: PersistentVolumeClaimObject;
+}
+
+/** The whole objects of one kind, typed (the snapshot stores them as plain JSON). */
+export function fullObjectsOf<R extends keyof FullObjectTypes>(
+  inventory: Inventory,
+  resource: R,
+): readonly FullObjectTypes[R][] {
+  return (inventory.full[resource] ?? []) as readonly FullObjectTypes[R][];
+}
+
+/** The condition of a type, if present. */
+export function conditionOf(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** Names of the namespaces that have a deletionTimestamp. */
+export function terminatingNamespaces(inventory: Inventory): ReadonlySet<string> {
+  return new Set(
+    fullObjectsOf(inventory, 'namespaces')
+      .filter((n) => n.metadata?.deletionTimestamp)
+      .map((n) => n.metadata?.name ?? ''),
+  );
+}
+
+/** The ObjectRef of a whole cluster-scoped object of a known apiVersion and kind. */
+export function refOfWhole(apiVersion: string, kind: string, metadata: ObjectMeta | undefined): ObjectRef {
+  return {
+    apiVersion,
+    kind,
+    name: metadata?.name ?? '',
+    ...(metadata?.uid ? { uid: metadata.uid } : {}),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The root-cause linker: sets `causedBy` on findings whose cause another finding of the same
+ * run names. Pure; it reads the snapshot again (the same parsers the rules use) rather than
+ * text of other findings, and links only to keys that exist in the run.
+ *
+ * Links:
+ * - NamespaceBlockedByDiscovery → StaleAPIService of each group-version its DiscoveryFailure
+ *   condition names (the APIService named `<version>.<group>`, which apiregistration
+ *   validation requires); every StaleAPIService when the message names none (S01).
+ * - NamespaceBlockedByFinalizer → StuckFinalizer / OperatorGoneFinalizer of each finalizer that
+ *   remains in the namespace (S02, S03); WebhookBackendMissing of webhooks that intercept
+ *   UPDATE of a resource holding one, because they reject the finalizer's removal (S04).
+ * - NamespaceContentDeletionFailed → WebhookBackendMissing of the webhooks its message quotes (S04).
+ * - CRDStuckTerminating → StuckFinalizer / OperatorGoneFinalizer of its instances' finalizers (S06).
+ */
+import type { Inventory } from '../inventory/snapshot.js';
+import type { ObjectMetadata } from '../inventory/types.js';
+import { findingKey, type Finding } from '../report/findings.js';
+import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
+import { instancesOf } from './crd-stuck.js';
+import { fullObjectsOf } from './kubernetes-objects.js';
+import { readNamespaceDeletionState } from './namespace-conditions.js';
+import { groupOf, waitsForFinalizers } from './snapshot-views.js';
+import { finalizerGroupSubject } from './stuck-finalizer.js';
+
+const apiServiceKey = (name: string) =>
+  findingKey('StaleAPIService', { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name });
+
+const webhookKey = (kind: string, name: string) =>
+  findingKey('WebhookBackendMissing', { apiVersion: 'admissionregistration.k8s.io/v1', kind, name });
+
+/** Keys of the finalizer findings for each (namespace, finalizer) that `holders` carry, plus `extra`. */
+function finalizerKeys(
+  holders: readonly ObjectMetadata[],
+  extra: readonly { readonly namespace: string; readonly finalizer: string }[] = [],
+): string[] {
+  const pairs = [
+    ...holders.flatMap((o) =>
+      (o.finalizers ?? []).map((finalizer) => ({ namespace: o.namespace, finalizer })),
+    ),
+    ...extra,
+  ];
+  return [...new Set(pairs.map((p) => finalizerGroupSubject(p.namespace, p.finalizer)))].flatMap(
+    (subject) => [findingKey('OperatorGoneFinalizer', subject), findingKey('StuckFinalizer', subject)],
+  );
+}
+
+function namespaceCauses(f: Finding, inventory: Inventory, staleKeys: readonly string[]): string[] {
+  const ns = fullObjectsOf(inventory, 'namespaces').find((n) => n.metadata?.name === f.object.name);
+  const state = readNamespaceDeletionState(ns?.status?.conditions);
+  const objects = inventory.byNamespace.get(f.object.name) ?? [];
+  const holders = objects.filter(waitsForFinalizers);
+  switch (f.code) {
+    case 'NamespaceBlockedByDiscovery': {
+      const gvs = state.failingGroupVersions.map((g) => g.groupVersion);
+      return gvs.length
+        ? gvs.map((gv) => apiServiceKey(`${gv.slice(gv.indexOf('/') + 1)}.${gv.slice(0, gv.indexOf('/'))}`))
+        : [...staleKeys];
+    }
+    case 'NamespaceBlockedByFinalizer': {
+      const finalizers = finalizerKeys(
+        holders,
+        state.remainingFinalizers.map((r) => ({ namespace: f.object.name, finalizer: r.finalizer })),
+      );
+      const webhooks = webhookConfigurations(inventory).flatMap((c) =>
+        c.webhooks.some((w) =>
+          holders.some((o) => intercepts(w, groupOf(o.apiVersion), o.resource, 'UPDATE')),
+        )
+          ? [webhookKey(c.kind, c.name)]
+          : [],
+      );
+      return [...finalizers, ...webhooks];
+    }
+    case 'NamespaceContentDeletionFailed':
+      return webhookConfigurationsNamed(inventory, state.failingWebhooks).map((c) =>
+        webhookKey(c.kind, c.configuration),
+      );
+    default:
+      return [];
+  }
+}
+
+function crdCauses(f: Finding, inventory: Inventory): string[] {
+  const crd = fullObjectsOf(inventory, 'customresourcedefinitions').find(
+    (c) => c.metadata?.name === f.object.name,
+  );
+  return crd ? finalizerKeys(instancesOf(inventory, crd).filter(waitsForFinalizers)) : [];
+}
+
+/** Pure: the findings, each with `causedBy` set to the keys of the findings that cause it. */
+export function linkFindings(findings: readonly Finding[], inventory: Inventory): Finding[] {
+  const keys = new Set(findings.map((f) => f.key));
+  const staleKeys = findings.filter((f) => f.code === 'StaleAPIService').map((f) => f.key);
+  return findings.map((f) => {
+    const candidates =
+      f.object.kind === 'Namespace' && f.object.apiVersion === 'v1'
+        ? namespaceCauses(f, inventory, staleKeys)
+        : f.code === 'CRDStuckTerminating'
+          ? crdCauses(f, inventory)
+          : [];
+    const causedBy = [...new Set(candidates.filter((k) => keys.has(k) && k !== f.key))];
+    return causedBy.length ? { ...f, causedBy } : f;
+  });
+}

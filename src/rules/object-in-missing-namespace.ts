@@ -1,0 +1,68 @@
+import type { Finding } from '../report/findings.js';
+import { buildFinding } from './finding-builder.js';
+import { getYaml, stripFinalizers } from './kubectl.js';
+import type { Rule } from './rule.js';
+import { describeObject, refOf, wasListed } from './snapshot-views.js';
+
+const rule = 'object-in-missing-namespace';
+
+/**
+ * object-in-missing-namespace: a namespaced object the API still serves although its namespace
+ * does not exist, the trace of a namespace force-finalized through `/finalize` (scenario S10,
+ * seed 002; kubernetes/kubernetes#127977). NamespaceLifecycle admission then rejects every
+ * UPDATE/PATCH in that namespace, so its finalizers cannot be removed until the namespace is
+ * recreated. Namespace names are compared exactly, never by prefix (`kb-system` is missing even
+ * while `kb-system-2` exists: the prefix match of `etcdctl get --prefix /registry/pods/kb-system`
+ * is the trap of seed 002).
+ *
+ * Not judged when Namespaces could not be listed. Objects created after the snapshot started
+ * are skipped (their namespace may have been created after the Namespace list was read). A
+ * namespace that finished deleting while the snapshot was being read can still show its last
+ * objects once; a second scan tells the two apart.
+ */
+export const objectInMissingNamespaceRule: Rule = {
+  name: rule,
+  title: 'Objects whose namespace does not exist',
+  codes: ['OrphanInMissingNamespace'],
+  check(inventory, context) {
+    if (!wasListed(inventory, '', 'namespaces')) return [];
+    const started = Date.parse(inventory.takenAt);
+    const findings: Finding[] = [];
+    for (const o of inventory.objects) {
+      if (o.namespace === undefined || inventory.namespaceNames.has(o.namespace)) continue;
+      if (o.creationTimestamp && Date.parse(o.creationTimestamp) > started) continue;
+      const ns = o.namespace;
+      findings.push(
+        buildFinding(
+          rule,
+          'OrphanInMissingNamespace',
+          {
+            object: refOf(o),
+            message:
+              `${describeObject(o)} is stored in namespace ${ns}, which does not exist: it cannot be updated ` +
+              `(finalizers included) until a namespace named ${ns} exists again`,
+            evidence: [
+              `namespace ${ns} is not among the ${inventory.namespaceNames.size} namespaces listed`,
+              ...(o.finalizers?.length ? [`finalizers: ${o.finalizers.join(', ')}`] : []),
+              ...(o.deletionTimestamp ? [`deletionTimestamp: ${o.deletionTimestamp}`] : []),
+              ...(o.creationTimestamp ? [`creationTimestamp: ${o.creationTimestamp}`] : []),
+            ],
+            remediation: {
+              summary:
+                `Recreate namespace ${ns} so that its objects become writable again, let their controllers ` +
+                'finish (or remove the finalizers after confirming), then delete the namespace normally.',
+              commands: [
+                `kubectl create namespace ${ns}`,
+                getYaml(o),
+                `kubectl delete namespace ${ns} --wait=false`,
+                ...stripFinalizers(o.finalizers?.length ? [o] : []),
+              ],
+            },
+          },
+          context,
+        ),
+      );
+    }
+    return findings;
+  },
+};

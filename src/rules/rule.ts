@@ -1,0 +1,38 @@
+import type { Inventory } from '../inventory/snapshot.js';
+import type { Finding } from '../report/findings.js';
+import type { FindingCode } from './codes.js';
+
+/** What every rule gets besides the snapshot. */
+export interface RuleContext {
+  /** Evaluation time in ms since the epoch; ages (deletionTimestamp, conditions) are measured against it. */
+  readonly now: number;
+  /**
+   * Seconds after an object's deletionTimestamp from which its deletion counts as stuck
+   * (namespaces, finalizers, CRDs). Younger deletions are in progress and not reported.
+   */
+  readonly stuckAfterSeconds: number;
+  /**
+   * Namespaces of the environment being torn down. Findings about objects in them, or about
+   * cluster-scoped objects whose backend Service lives in them, get scope `environment`.
+   */
+  readonly environmentNamespaces: ReadonlySet<string>;
+}
+
+/** Defaults of the rule thresholds (the config module owns the user-facing inputs). */
+export const defaultRuleSettings = {
+  /** Five minutes: a namespace with a few thousand objects finishes well within that. */
+  stuckAfterSeconds: 300,
+} as const;
+
+/**
+ * One rule: a pure function from the snapshot to findings. Rules never call the API; what the
+ * snapshot could not read (coverage gaps) makes a rule say less, never something false.
+ */
+export interface Rule {
+  /** Kebab-case name, also the file name (`namespace-stuck`). */
+  readonly name: string;
+  readonly title: string;
+  /** Every code the rule can emit. */
+  readonly codes: readonly FindingCode[];
+  check(inventory: Inventory, context: RuleContext): Finding[];
+}

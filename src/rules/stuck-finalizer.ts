@@ -1,0 +1,143 @@
+import type { Inventory } from '../inventory/snapshot.js';
+import type { ObjectMetadata } from '../inventory/types.js';
+import type { Finding } from '../report/findings.js';
+import { buildFinding } from './finding-builder.js';
+import {
+  builtInFinalizers,
+  findFinalizerControllers,
+  type ControllerSearch,
+} from './finalizer-controllers.js';
+import { getYaml, stripFinalizers } from './kubectl.js';
+import { terminatingNamespaces } from './kubernetes-objects.js';
+import type { Rule, RuleContext } from './rule.js';
+import {
+  ageSeconds,
+  capLines,
+  describeObject,
+  formatDuration,
+  groupOf,
+  refOf,
+  stuckDeletionAge,
+} from './snapshot-views.js';
+
+const rule = 'stuck-finalizer';
+
+/**
+ * The key subject of the finding for `finalizer` on objects of `namespace` (undefined:
+ * cluster-scoped objects). The linker builds the same subject to find it.
+ */
+export function finalizerGroupSubject(namespace: string | undefined, finalizer: string): string {
+  return `finalizer ${finalizer} in ${namespace !== undefined ? `namespace ${namespace}` : 'cluster-scoped objects'}`;
+}
+
+/** Finalizers that another rule reports with more context, per resource. */
+function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
+  const group = groupOf(o.apiVersion);
+  if (group === '' && o.resource === 'namespaces') return true; // namespace-stuck
+  return (
+    group === 'apiextensions.k8s.io' &&
+    o.resource === 'customresourcedefinitions' &&
+    finalizer === 'customresourcecleanup.apiextensions.k8s.io'
+  ); // crd-stuck
+}
+
+function describeSearch(finalizer: string, search: ControllerSearch): string {
+  if (search.result === 'found')
+    return `looks like its controller (name, namespace or app label matching ${search.tokens.join(', ')}): ${search.candidates
+      .slice(0, 5)
+      .map(describeObject)
+      .join(', ')}`;
+  if (search.result === 'none')
+    return (
+      `no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace has a ` +
+      `name, namespace or app label matching ${search.tokens.join(', ')} (from ${finalizer})`
+    );
+  return `whether its controller runs is unknown: ${search.reason}`;
+}
+
+interface Group {
+  readonly namespace: string | undefined;
+  readonly finalizer: string;
+  readonly objects: ObjectMetadata[];
+}
+
+function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
+  const groups = new Map<string, Group>();
+  for (const o of inventory.objects) {
+    if (!o.finalizers?.length || stuckDeletionAge(o.deletionTimestamp, context) === undefined) continue;
+    for (const finalizer of o.finalizers) {
+      if (reportedElsewhere(o, finalizer)) continue;
+      const key = `${o.namespace ?? ''}\0${finalizer}`;
+      const group = groups.get(key) ?? { namespace: o.namespace, finalizer, objects: [] };
+      group.objects.push(o);
+      groups.set(key, group);
+    }
+  }
+  return [...groups.values()].sort(
+    (a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.finalizer.localeCompare(b.finalizer),
+  );
+}
+
+/**
+ * stuck-finalizer: objects whose deletionTimestamp is at least `stuckAfterSeconds` old and that
+ * still carry finalizers, one finding per (finalizer, namespace). Kubernetes' own finalizers
+ * (`builtInFinalizers`) give `StuckFinalizer` naming the controller that removes them. For any
+ * other finalizer, `findFinalizerControllers` looks for its controller: when nothing in the
+ * cluster looks like it, `OperatorGoneFinalizer` (error; scenarios S02, S03: the operator was
+ * uninstalled before its objects were deleted); otherwise, or when that cannot be told,
+ * `StuckFinalizer` (warning). Namespaces and the CRD cleanup finalizer are left to
+ * namespace-stuck and crd-stuck.
+ */
+export const stuckFinalizerRule: Rule = {
+  name: rule,
+  title: 'Objects waiting for a finalizer past the threshold',
+  codes: ['StuckFinalizer', 'OperatorGoneFinalizer'],
+  check(inventory, context) {
+    const findings: Finding[] = [];
+    const terminating = terminatingNamespaces(inventory);
+    for (const { namespace, finalizer, objects } of groupByFinalizer(inventory, context)) {
+      const builtIn = builtInFinalizers[finalizer];
+      const search = builtIn ? undefined : findFinalizerControllers(inventory, finalizer);
+      const gone = search?.result === 'none';
+      const oldest = Math.max(...objects.map((o) => ageSeconds(o.deletionTimestamp, context.now) ?? 0));
+      const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
+      const count = `${objects.length} object${objects.length === 1 ? '' : 's'}`;
+      const inTerminatingNamespace = namespace !== undefined && terminating.has(namespace);
+      findings.push(
+        buildFinding(
+          rule,
+          gone ? 'OperatorGoneFinalizer' : 'StuckFinalizer',
+          {
+            object: refOf(objects[0]!),
+            subject: finalizerGroupSubject(namespace, finalizer),
+            message:
+              `${count} ${where} have waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
+              (gone ? ', and no controller for it appears to run' : ''),
+            evidence: [
+              ...capLines(
+                objects.map((o) => `${describeObject(o)} (deletionTimestamp ${o.deletionTimestamp ?? ''})`),
+              ),
+              builtIn ? `removed by ${builtIn}` : describeSearch(finalizer, search!),
+              ...(inTerminatingNamespace && !builtIn
+                ? [
+                    `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +
+                      'namespace being deleted, it was deleted with it (delete such objects before their namespace)',
+                  ]
+                : []),
+            ],
+            remediation: {
+              summary: builtIn
+                ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
+                : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
+                  'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
+                  'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
+              commands: [...objects.map(getYaml), ...(builtIn ? [] : stripFinalizers(objects, finalizer))],
+            },
+          },
+          context,
+        ),
+      );
+    }
+    return findings;
+  },
+};
