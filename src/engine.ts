@@ -7,13 +7,17 @@ import type { Inventory } from './inventory/snapshot.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope } from './plan/scope.js';
 import {
+  failingFindings,
   inventoryVerdict,
+  scanVerdict,
   summarizeInventory,
   summarizePlan,
   teardownVerdict,
   type Mode,
   type Report,
 } from './report/report.js';
+import type { Finding } from './report/findings.js';
+import { runRules } from './rules/index.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { runTeardown } from './teardown/run-teardown.js';
 import type { CommandRunner } from './util/command.js';
@@ -45,15 +49,42 @@ async function readInventory(
   return inventory;
 }
 
+/** The namespaces of a snapshot with their labels, for scope resolution. */
+function namespacesOf(inventory: Inventory) {
+  return (
+    inventory.full.namespaces as { metadata?: { name?: string; labels?: Record<string, string> } }[]
+  ).map((n) => ({
+    name: n.metadata?.name ?? '',
+    labels: n.metadata?.labels ?? {},
+  }));
+}
+
+/**
+ * Runs the rules over a snapshot and keeps what `scan-scope` asks for. `environment` are the
+ * namespaces of the environment (they may be gone already: their orphans still count).
+ */
+function scan(settings: Settings, inventory: Inventory, environment: readonly string[], ports: EnginePorts) {
+  const all = runRules(inventory, {
+    now: Date.now(),
+    stuckAfterSeconds: settings.stuckAfterMs / 1000,
+    environmentNamespaces: new Set(environment),
+  });
+  const findings: Finding[] =
+    settings.scanScope === 'cluster' ? all : all.filter((f) => f.scope === 'environment');
+  const failing = failingFindings(findings, settings.failOn);
+  ports.info(
+    `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over the fail-on policy` +
+      (all.length > findings.length
+        ? `; ${all.length - findings.length} more outside the environment (scan-scope: cluster shows them)`
+        : ''),
+  );
+  for (const f of failing) ports.warning(`${f.code}: ${f.message}`);
+  return { findings, failing };
+}
+
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
   return ports.group('Planning the teardown', async () => {
-    const namespaces = (
-      inventory.full.namespaces as { metadata?: { name?: string; labels?: Record<string, string> } }[]
-    ).map((n) => ({
-      name: n.metadata?.name ?? '',
-      labels: n.metadata?.labels ?? {},
-    }));
-    const scope = resolveScope(settings.scope, namespaces);
+    const scope = resolveScope(settings.scope, namespacesOf(inventory));
     const { releases, problems } = await findReleases(cluster.api, [
       ...scope.namespaces,
       ...settings.scope.releases.map((r) => r.namespace),
@@ -94,13 +125,32 @@ export const modes: Record<
     const inventory = summarizeInventory(await readInventory(settings, cluster, ports));
     return { verdict: inventoryVerdict(inventory), inventory, warnings: [] };
   },
+  async scan(settings, cluster, ports) {
+    const inventory = await readInventory(settings, cluster, ports);
+    const environment = resolveScope(settings.scope, namespacesOf(inventory)).namespaces;
+    const { findings, failing } = await ports.group('Scanning for leftovers', async () =>
+      scan(settings, inventory, environment, ports),
+    );
+    return {
+      verdict: scanVerdict(failing, inventory.coverage.length),
+      inventory: summarizeInventory(inventory),
+      findings,
+      failing: failing.map((f) => f.key),
+      warnings: [],
+    };
+  },
   async plan(settings, cluster, ports) {
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
+    // What already blocks the environment, before anything is deleted (a preview; never fails the plan).
+    const { findings } = await ports.group('Scanning the environment before teardown', async () =>
+      scan(settings, inventory, planned.plan.scope.namespaces, ports),
+    );
     return {
       verdict: 'planned',
       inventory: summarizeInventory(inventory),
       plan: summarizePlan(planned.plan),
+      findings,
       warnings: planned.warnings,
     };
   },
@@ -135,11 +185,19 @@ export const modes: Record<
         group: ports.group,
       },
     );
+    // Prove it: a fresh snapshot after the teardown, scanned for what the environment left.
+    const after = await readInventory(settings, cluster, ports);
+    const { findings, failing } = await ports.group('Scanning for leftovers', async () =>
+      scan(settings, after, planned.plan.scope.namespaces, ports),
+    );
+    const verdict = teardownVerdict(teardown) === 'leftovers' || failing.length > 0 ? 'leftovers' : 'clean';
     return {
-      verdict: teardownVerdict(teardown),
-      inventory: summarizeInventory(inventory),
+      verdict,
+      inventory: summarizeInventory(after),
       plan: summarizePlan(planned.plan),
       teardown,
+      findings,
+      failing: failing.map((f) => f.key),
       warnings: planned.warnings,
     };
   },

@@ -6,7 +6,7 @@ import { Outputs, State } from './config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
 import { renderMarkdown } from './report/markdown.js';
-import type { Report } from './report/report.js';
+import { teardownCounts, type Report } from './report/report.js';
 import type { CommandRunner } from './util/command.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
@@ -19,6 +19,30 @@ export interface ActionPorts extends EnginePorts {
   readonly setFailed: (message: string) => void;
   readonly env: NodeJS.ProcessEnv;
   readonly commands: CommandRunner;
+}
+
+/** The step's failure message: what is left, top causes first (at most three named). */
+export function leftoversMessage(report: Report, path: string): string {
+  const failing = new Set(report.failing ?? []);
+  const causes = (report.findings ?? []).filter(
+    (f) => failing.has(f.key) && !(f.causedBy ?? []).some((k) => failing.has(k)),
+  );
+  const named = causes
+    .slice(0, 3)
+    .map(
+      (f) =>
+        `${f.code} ${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`,
+    );
+  const { failed, blockers, stuckNamespaces: stuck } = teardownCounts(report.teardown);
+  const parts = [
+    failed ? `${failed} release(s) failed to uninstall` : '',
+    blockers ? `${blockers} object(s) still there after their stage` : '',
+    stuck ? `${stuck} namespace(s) stuck in Terminating` : '',
+    failing.size
+      ? `${failing.size} finding(s) over fail-on${named.length ? ` (top causes: ${named.join('; ')}${causes.length > 3 ? '; …' : ''})` : ''}`
+      : '',
+  ].filter((p) => p !== '');
+  return `leftovers: ${parts.join(', ') || 'see the job summary'}. Details: the job summary and ${path}`;
 }
 
 function errorMessage(error: unknown): string {
@@ -122,31 +146,20 @@ export async function run(ports: ActionPorts): Promise<Report> {
     ports.setOutput(Outputs.verdict, report.verdict);
     ports.setOutput(Outputs.objectCount, String(report.inventory?.objectCount ?? 0));
     ports.setOutput(Outputs.coverageGaps, String(report.inventory?.coverage.length ?? 0));
-    const t = report.teardown;
-    ports.setOutput(
-      Outputs.releasesUninstalled,
-      String(t?.stages.flatMap((s) => s.releases).filter((r) => r.status === 'uninstalled').length ?? 0),
-    );
-    ports.setOutput(
-      Outputs.blockers,
-      String(
-        t?.stages.reduce(
-          (n, s) => n + s.remaining.length + s.crdInstances.reduce((m, c) => m + c.remaining.length, 0),
-          0,
-        ) ?? 0,
-      ),
-    );
-    ports.setOutput(
-      Outputs.stuckNamespaces,
-      String(t?.namespaces.filter((n) => n.status === 'stuck').length ?? 0),
-    );
+    const counts = teardownCounts(report.teardown);
+    ports.setOutput(Outputs.releasesUninstalled, String(counts.uninstalled));
+    ports.setOutput(Outputs.blockers, String(counts.blockers));
+    ports.setOutput(Outputs.stuckNamespaces, String(counts.stuckNamespaces));
+    const findings = report.findings ?? [];
+    ports.setOutput(Outputs.findings, String(findings.length));
+    ports.setOutput(Outputs.errors, String(findings.filter((f) => f.severity === 'error').length));
+    ports.setOutput(Outputs.warnings, String(findings.filter((f) => f.severity === 'warning').length));
     await ports.writeSummary(renderMarkdown(report));
   } catch (error) {
     ports.warning(`could not write the report or summary: ${errorMessage(error)}`);
   }
   if (report.verdict === 'error') ports.setFailed(report.error ?? 'kube-sweep could not run');
-  else if (report.verdict === 'leftovers')
-    ports.setFailed(`the teardown left things behind; see the job summary and ${path}`);
+  else if (report.verdict === 'leftovers') ports.setFailed(leftoversMessage(report, path));
   else ports.info(`verdict: ${report.verdict} (report: ${path})`);
   return report;
 }

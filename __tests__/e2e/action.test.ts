@@ -90,7 +90,7 @@ test('teardown through node dist/index.js: clean verdict, summary, outputs and J
       ),
     ).toEqual([[`${env.appNs}/app`], [`${env.operatorNs}/operator`]]);
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
-    expect(summary).toContain('## ✅ kube-sweep: the environment is gone');
+    expect(summary).toContain('## ✅ kube-sweep: clean');
     expect(summary).toContain(`| 2 | \`${env.operatorNs}/operator\` | uninstalled |`);
     // Log groups, as the runner folds them.
     expect(String(step.stdout)).toMatch(/::group::Stage 1\/2: .*app/);

@@ -6,7 +6,7 @@ import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/report.js';
 import { execaRunner } from '../util/command.js';
 
-const commands = ['teardown', 'plan', 'inventory'] as const;
+const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
 
 const usage = `Usage: kube-sweep <command> [options]
 
@@ -14,6 +14,8 @@ Commands:
   plan       show the teardown plan for the scope (stages, order, namespaces); changes nothing
   teardown   uninstall the releases in scope in order, wait until everything is gone,
              delete the scoped namespaces
+  scan       find leftovers and orphans (stuck namespaces, unavailable APIServices, webhooks
+             without a backend, stuck finalizers, orphans in missing namespaces, ...)
   inventory  read the whole cluster; report what was read and what could not be
 
 Options (each is the action input of the same name):
@@ -27,8 +29,8 @@ ${Object.values(Inputs)
   --output <format>        text (default), markdown or json
   --help
 
-Exit codes: 0 done (clean, planned, or inventory read), 1 the teardown left things behind,
-2 it could not run (bad input, cluster unreachable).`;
+Exit codes: 0 done (clean, planned, or inventory read), 1 leftovers (the teardown left things
+behind, or findings over --fail-on), 2 it could not run (bad input, cluster unreachable).`;
 
 /** Pure: the exit code of a report (0 done, 1 leftovers, 2 could not run). */
 export function exitCodeOf(report: Report): number {
@@ -59,6 +61,12 @@ function text(report: Report): string {
       out.push(`  namespace ${n.name}: ${n.status}`);
       for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);
     }
+  }
+  for (const f of report.findings ?? []) {
+    const where = `${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`;
+    out.push(`${f.severity.toUpperCase().padEnd(7)} ${f.code} ${where}: ${f.message}`);
+    if (f.remediation.commands.length)
+      out.push(`        fix: ${f.remediation.commands.find((c) => !c.startsWith('#')) ?? ''}`);
   }
   if (report.inventory) {
     out.push(`objects: ${report.inventory.objectCount} in ${report.inventory.namespaceCount} namespaces`);

@@ -4,6 +4,8 @@ import { InputDefaults, Inputs, type InputName } from './inputs.js';
 import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
 import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
+import type { Severity } from '../report/findings.js';
+import { findingCodes, type FindingCode } from '../rules/codes.js';
 
 /**
  * Read-only, validated settings. The only place that knows input names and defaults; every
@@ -15,7 +17,16 @@ export interface Settings {
    * gone, delete the scoped namespaces. `plan`: print that plan and make no mutating request.
    * `inventory`: read the whole cluster and report what was read and what could not be.
    */
-  readonly mode: 'teardown' | 'plan' | 'inventory';
+  readonly mode: 'teardown' | 'plan' | 'scan' | 'inventory';
+  /**
+   * Which findings the scan reports: `environment` (about the scoped namespaces and what backs
+   * them) or `cluster` (everything). Default: environment for teardown and plan, cluster for scan.
+   */
+  readonly scanScope: 'environment' | 'cluster';
+  /** Findings that fail the step: at or above `severity`, or with one of `codes`. */
+  readonly failOn: { readonly severity?: Severity; readonly codes: readonly FindingCode[] };
+  /** Age of a deletion (deletionTimestamp) from which the scan calls it stuck, in ms. */
+  readonly stuckAfterMs: number;
   /** The environment: namespace names/globs, namespace label selector, releases. */
   readonly scope: ScopeSpec;
   /** Delete the scoped namespaces after the last stage. */
@@ -197,6 +208,32 @@ function orderLines() {
   });
 }
 
+const severities = ['error', 'warning', 'info'] as const;
+
+/** `fail-on`: `never`, a severity (findings at or above it fail), finding codes, or both. */
+function failOn() {
+  return z.string().transform((raw, ctx) => {
+    let severity: Severity | undefined;
+    const codes: FindingCode[] = [];
+    for (const item of items(raw)) {
+      if (item === 'never') continue;
+      if ((severities as readonly string[]).includes(item)) {
+        severity = item as Severity;
+        continue;
+      }
+      if (!Object.prototype.hasOwnProperty.call(findingCodes, item)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'fail-on' has '${item}', which is neither a severity (error, warning, info), 'never', nor a finding code (see docs/finding-codes.md)`,
+        });
+        return z.NEVER;
+      }
+      codes.push(item as FindingCode);
+    }
+    return { ...(severity ? { severity } : {}), codes };
+  });
+}
+
 function labelSelector() {
   return z.string().transform((raw, ctx) => {
     try {
@@ -214,7 +251,18 @@ function labelSelector() {
 
 const schema = z
   .object({
-    [Inputs.mode]: oneOf(Inputs.mode, ['teardown', 'plan', 'inventory']),
+    [Inputs.mode]: oneOf(Inputs.mode, ['teardown', 'plan', 'scan', 'inventory']),
+    [Inputs.scanScope]: z.string().transform((raw, ctx) => {
+      const text = raw.trim();
+      if (text === '' || text === 'environment' || text === 'cluster') return text;
+      ctx.addIssue({
+        code: 'custom',
+        message: `input 'scan-scope' is '${raw}'; it takes environment or cluster`,
+      });
+      return z.NEVER;
+    }),
+    [Inputs.failOn]: failOn(),
+    [Inputs.stuckAfter]: duration(Inputs.stuckAfter),
     [Inputs.namespaces]: namespacePatterns(),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
@@ -250,6 +298,7 @@ const schema = z
   .superRefine((v, ctx) => {
     if (
       v.mode !== 'inventory' &&
+      !(v.mode === 'scan' && v['scan-scope'] !== 'environment') &&
       v.namespaces.length === 0 &&
       v.selector.requirements.length === 0 &&
       v.releases.length === 0
@@ -304,6 +353,9 @@ export function parseSettings(read: InputReader): Settings {
   const v = parsed.data;
   return Object.freeze({
     mode: v.mode,
+    scanScope: (v['scan-scope'] || (v.mode === 'scan' ? 'cluster' : 'environment')) as Settings['scanScope'],
+    failOn: Object.freeze(v['fail-on']),
+    stuckAfterMs: v['stuck-after'],
     scope: Object.freeze({
       namespacePatterns: v.namespaces,
       selector: v.selector.requirements,

@@ -1,10 +1,11 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
 import type { Report, Verdict } from './report.js';
 import type { Blocker } from '../teardown/wait-gone.js';
+import type { Finding } from './findings.js';
 
 const headlines: Record<Verdict, string> = {
-  clean: '✅ kube-sweep: the environment is gone',
-  leftovers: '❌ kube-sweep: the teardown left things behind',
+  clean: '✅ kube-sweep: clean',
+  leftovers: '❌ kube-sweep: leftovers found',
   planned: '📋 kube-sweep: teardown plan (nothing was changed)',
   complete: '✅ kube-sweep read the whole cluster',
   partial: '⚠️ kube-sweep could not read all of the cluster',
@@ -128,6 +129,8 @@ export function renderMarkdown(report: Report): string {
     }
   }
 
+  if (report.findings) out.push(...renderFindings(report.findings, new Set(report.failing ?? [])));
+
   if (report.inventory) {
     const inv = report.inventory;
     if (inv.coverage.length > 0) {
@@ -157,4 +160,49 @@ export function renderMarkdown(report: Report): string {
     );
   }
   return out.join('\n');
+}
+
+const severityIcon: Record<Finding['severity'], string> = { error: '🔴', warning: '🟠', info: '🔵' };
+
+/**
+ * Pure: findings grouped by root cause. A root is a finding nothing in the list causes; the
+ * findings it causes are listed under it. Remedies are shown as shell blocks, safest first.
+ */
+export function renderFindings(findings: readonly Finding[], failing: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  const keys = new Set(findings.map((f) => f.key));
+  const roots = findings.filter((f) => !(f.causedBy ?? []).some((k) => keys.has(k)));
+  const children = (key: string) => findings.filter((f) => (f.causedBy ?? []).includes(key));
+  out.push(`### Findings (${findings.length}, ${failing.size} over the fail-on policy)`, '');
+  if (findings.length === 0) {
+    out.push('None.', '');
+    return out;
+  }
+  out.push('| | code | object | finding |', '| --- | --- | --- | --- |');
+  for (const f of roots) {
+    const mark = failing.has(f.key) ? '**' : '';
+    out.push(
+      `| ${severityIcon[f.severity]} | ${mark}${codeSpan(f.code)}${mark} | ${objectName(f.object)} | ${escapeMarkdown(f.message)} |`,
+    );
+  }
+  out.push('');
+  for (const f of roots) {
+    const caused = children(f.key);
+    out.push(
+      `<details><summary>${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(f.object.kind)} ${escapeMarkdown(f.object.namespace ? `${f.object.namespace}/` : '')}${escapeMarkdown(f.object.name)}${caused.length ? ` (root cause of ${caused.length})` : ''}</summary>`,
+      '',
+    );
+    for (const e of f.evidence) out.push(`- ${escapeMarkdown(e)}`);
+    if (caused.length) {
+      out.push('', 'This causes:');
+      for (const c of caused)
+        out.push(`- ${codeSpan(c.code)} ${objectName(c.object)}: ${escapeMarkdown(c.message)}`);
+    }
+    out.push('', `**Remedy:** ${escapeMarkdown(f.remediation.summary)}`, '');
+    if (f.remediation.commands.length) {
+      out.push('```sh', ...f.remediation.commands.map((c) => c.replace(/```/g, "'''")), '```', '');
+    }
+    out.push('</details>', '');
+  }
+  return out;
 }

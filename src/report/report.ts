@@ -3,6 +3,7 @@ import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../invento
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
+import { severityRank, type Finding, type Severity } from './findings.js';
 
 /**
  * The outcome of a run.
@@ -14,7 +15,13 @@ import type { TeardownResult } from '../teardown/run-teardown.js';
  */
 export type Verdict = 'clean' | 'leftovers' | 'planned' | 'complete' | 'partial' | 'error';
 
-export type Mode = 'teardown' | 'plan' | 'inventory';
+export type Mode = 'teardown' | 'plan' | 'scan' | 'inventory';
+
+/** The `fail-on` policy: findings at or above `severity`, or with one of `codes`, fail the step. */
+export interface FailPolicy {
+  readonly severity?: Severity;
+  readonly codes: readonly string[];
+}
 
 /** What the snapshot held: counts, not objects. */
 export interface InventorySummary {
@@ -59,6 +66,10 @@ export interface Report {
   readonly inventory?: InventorySummary;
   readonly plan?: PlanSummary;
   readonly teardown?: TeardownResult;
+  /** Findings of the scan, sorted (report/findings.ts), linked to their root causes. */
+  readonly findings?: readonly Finding[];
+  /** Keys of the findings that cross the `fail-on` policy. */
+  readonly failing?: readonly string[];
   readonly warnings: readonly string[];
   /** Set when verdict is `error`: what was being done and why it failed. */
   readonly error?: string;
@@ -104,6 +115,42 @@ export function summarizePlan(plan: TeardownPlan): PlanSummary {
       crdInstancesFirst: s.crdInstancesFirst.map((c) => c.name),
     })),
   };
+}
+
+/** Counts of a teardown for outputs and messages (all zero without a teardown). */
+export function teardownCounts(t: TeardownResult | undefined) {
+  const releases = t?.stages.flatMap((s) => s.releases) ?? [];
+  return {
+    uninstalled: releases.filter((r) => r.status === 'uninstalled').length,
+    failed: releases.filter((r) => r.status === 'failed').length,
+    blockers:
+      t?.stages.reduce(
+        (n, s) => n + s.remaining.length + s.crdInstances.reduce((m, c) => m + c.remaining.length, 0),
+        0,
+      ) ?? 0,
+    stuckNamespaces: t?.namespaces.filter((n) => n.status === 'stuck').length ?? 0,
+  };
+}
+
+/** Pure: the findings that cross the policy (severity at or above it, or a listed code). */
+export function failingFindings(findings: readonly Finding[], policy: FailPolicy): Finding[] {
+  return findings.filter(
+    (f) =>
+      policy.codes.includes(f.code) ||
+      (policy.severity !== undefined && severityRank[f.severity] <= severityRank[policy.severity]),
+  );
+}
+
+/**
+ * Pure: the verdict of a scan: `leftovers` when a finding crosses the policy, else `partial`
+ * when something could not be read (absence is not proven), else `clean`.
+ */
+export function scanVerdict(
+  failing: readonly Finding[],
+  coverageGaps: number,
+): 'clean' | 'leftovers' | 'partial' {
+  if (failing.length > 0) return 'leftovers';
+  return coverageGaps > 0 ? 'partial' : 'clean';
 }
 
 /** Pure: whether a teardown left anything behind (see Verdict). */

@@ -10,6 +10,9 @@ test('unset inputs take their defaults', () => {
   const s = parseSettings(reader({ namespaces: 'pr-1' }));
   expect(s).toEqual({
     mode: 'teardown',
+    scanScope: 'environment',
+    failOn: { severity: 'error', codes: [] },
+    stuckAfterMs: 300_000,
     scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [] },
     deleteNamespaces: true,
     order: [],
@@ -49,7 +52,19 @@ test('durations, numbers and booleans are parsed', () => {
 });
 
 test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
-  [{ mode: 'destroy' }, 'mode', /input 'mode' is 'destroy'; it takes one of: teardown, plan, inventory/],
+  [
+    { mode: 'destroy' },
+    'mode',
+    /input 'mode' is 'destroy'; it takes one of: teardown, plan, scan, inventory/,
+  ],
+  [
+    { mode: 'scan', 'fail-on': 'errors' },
+    'fail-on',
+    /'errors', which is neither a severity \(error, warning, info\), 'never', nor a finding code/,
+  ],
+  [{ mode: 'scan', 'scan-scope': 'everything' }, 'scan-scope', /it takes environment or cluster/],
+  [{ mode: 'scan', 'scan-scope': 'environment' }, 'namespaces', /mode 'scan' needs a scope/],
+  [{ mode: 'scan', 'stuck-after': '0' }, 'stuck-after', /not a positive duration/],
   [{ mode: 'teardown' }, 'namespaces', /mode 'teardown' needs a scope.*'namespaces'.*'selector'.*'releases'/],
   [{ mode: 'plan' }, 'namespaces', /mode 'plan' needs a scope/],
   [{ namespaces: 'Bad_NS' }, 'namespaces', /'Bad_NS', which is neither a namespace name nor a glob/],
@@ -121,6 +136,15 @@ test('scope inputs are parsed: globs, selector, releases, order', () => {
       line: 'pr-12/web -> pr-12/api',
     },
   ]);
+});
+
+test('scan defaults to the whole cluster; fail-on takes severities and codes', () => {
+  const s = parseSettings(
+    reader({ mode: 'scan', 'fail-on': 'warning, StaleAPIService\nOrphanInMissingNamespace' }),
+  );
+  expect(s.scanScope).toBe('cluster');
+  expect(s.failOn).toEqual({ severity: 'warning', codes: ['StaleAPIService', 'OrphanInMissingNamespace'] });
+  expect(parseSettings(reader({ mode: 'scan', 'fail-on': 'never' })).failOn).toEqual({ codes: [] });
 });
 
 test('every input has a default entry', () => {
