@@ -17,6 +17,7 @@ import {
   type Report,
 } from './report/report.js';
 import type { Finding } from './report/findings.js';
+import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { runTeardown } from './teardown/run-teardown.js';
@@ -69,17 +70,19 @@ function scan(settings: Settings, inventory: Inventory, environment: readonly st
     stuckAfterSeconds: settings.stuckAfterMs / 1000,
     environmentNamespaces: new Set(environment),
   });
-  const findings: Finding[] =
+  const inScope: Finding[] =
     settings.scanScope === 'cluster' ? all : all.filter((f) => f.scope === 'environment');
+  const { kept: findings, suppressed } = applyExclusions(inScope, settings.ignore, inventory);
+  for (const x of suppressed) ports.info(`ignore ${x.entry}: ${x.count} finding(s) suppressed`);
   const failing = failingFindings(findings, settings.failOn);
   ports.info(
     `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over the fail-on policy` +
-      (all.length > findings.length
-        ? `; ${all.length - findings.length} more outside the environment (scan-scope: cluster shows them)`
+      (all.length > inScope.length
+        ? `; ${all.length - inScope.length} more outside the environment (scan-scope: cluster shows them)`
         : ''),
   );
   for (const f of failing) ports.warning(`${f.code}: ${f.message}`);
-  return { findings, failing };
+  return { findings, failing, suppressed };
 }
 
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
@@ -128,7 +131,7 @@ export const modes: Record<
   async scan(settings, cluster, ports) {
     const inventory = await readInventory(settings, cluster, ports);
     const environment = resolveScope(settings.scope, namespacesOf(inventory)).namespaces;
-    const { findings, failing } = await ports.group('Scanning for leftovers', async () =>
+    const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
       scan(settings, inventory, environment, ports),
     );
     return {
@@ -136,6 +139,7 @@ export const modes: Record<
       inventory: summarizeInventory(inventory),
       findings,
       failing: failing.map((f) => f.key),
+      suppressed,
       warnings: [],
     };
   },
@@ -187,7 +191,7 @@ export const modes: Record<
     );
     // Prove it: a fresh snapshot after the teardown, scanned for what the environment left.
     const after = await readInventory(settings, cluster, ports);
-    const { findings, failing } = await ports.group('Scanning for leftovers', async () =>
+    const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
       scan(settings, after, planned.plan.scope.namespaces, ports),
     );
     const verdict = teardownVerdict(teardown) === 'leftovers' || failing.length > 0 ? 'leftovers' : 'clean';
@@ -198,6 +202,7 @@ export const modes: Record<
       teardown,
       findings,
       failing: failing.map((f) => f.key),
+      suppressed,
       warnings: planned.warnings,
     };
   },

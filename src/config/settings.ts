@@ -6,6 +6,8 @@ import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
 import type { Severity } from '../report/findings.js';
 import { findingCodes, type FindingCode } from '../rules/codes.js';
+import type { Exclusion } from '../rules/exclusions.js';
+import { parse as parseYaml } from 'yaml';
 
 /**
  * Read-only, validated settings. The only place that knows input names and defaults; every
@@ -27,6 +29,8 @@ export interface Settings {
   readonly failOn: { readonly severity?: Severity; readonly codes: readonly FindingCode[] };
   /** Age of a deletion (deletionTimestamp) from which the scan calls it stuck, in ms. */
   readonly stuckAfterMs: number;
+  /** `ignore` entries: findings they match are suppressed (and counted). */
+  readonly ignore: readonly Exclusion[];
   /** The environment: namespace names/globs, namespace label selector, releases. */
   readonly scope: ScopeSpec;
   /** Delete the scoped namespaces after the last stage. */
@@ -234,6 +238,57 @@ function failOn() {
   });
 }
 
+const ignoreKeys = ['code', 'kind', 'namespace', 'name', 'selector'];
+
+/** `ignore`: a YAML list of mappings with code, kind, namespace, name (globs) and selector. */
+function ignoreEntries() {
+  return z.string().transform((raw, ctx) => {
+    if (raw.trim() === '') return [] as Exclusion[];
+    const fail = (why: string) => {
+      ctx.addIssue({
+        code: 'custom',
+        message: `input 'ignore' ${why}; write a YAML list such as '- {code: StuckFinalizer, namespace: "pr-*"}' (keys: ${ignoreKeys.join(', ')})`,
+      });
+      return z.NEVER;
+    };
+    let doc: unknown;
+    try {
+      doc = parseYaml(raw);
+    } catch (error) {
+      return fail(`is not valid YAML (${(error as Error).message.split('\n')[0]})`);
+    }
+    if (!Array.isArray(doc)) return fail('is not a YAML list');
+    const out: Exclusion[] = [];
+    for (const [i, entry] of doc.entries()) {
+      if (!entry || typeof entry !== 'object' || Array.isArray(entry))
+        return fail(`entry ${i + 1} is not a mapping`);
+      const e = entry as Record<string, unknown>;
+      const unknown = Object.keys(e).find((k) => !ignoreKeys.includes(k));
+      if (unknown) return fail(`entry ${i + 1} has the unknown key '${unknown}'`);
+      if (Object.keys(e).length === 0) return fail(`entry ${i + 1} is empty (it would hide every finding)`);
+      const bad = Object.entries(e).find(([, v]) => typeof v !== 'string' || v.trim() === '');
+      if (bad) return fail(`entry ${i + 1} has '${bad[0]}' that is not a non-empty string`);
+      let selector;
+      if (typeof e.selector === 'string') {
+        try {
+          selector = parseLabelSelector(e.selector);
+        } catch (error) {
+          return fail(`entry ${i + 1} has selector '${e.selector}': ${(error as Error).message}`);
+        }
+      }
+      out.push({
+        ...(e.code ? { code: String(e.code) } : {}),
+        ...(e.kind ? { kind: String(e.kind) } : {}),
+        ...(e.namespace ? { namespace: String(e.namespace) } : {}),
+        ...(e.name ? { name: String(e.name) } : {}),
+        ...(selector ? { selector } : {}),
+        text: JSON.stringify(e),
+      });
+    }
+    return out;
+  });
+}
+
 function labelSelector() {
   return z.string().transform((raw, ctx) => {
     try {
@@ -263,6 +318,7 @@ const schema = z
     }),
     [Inputs.failOn]: failOn(),
     [Inputs.stuckAfter]: duration(Inputs.stuckAfter),
+    [Inputs.ignore]: ignoreEntries(),
     [Inputs.namespaces]: namespacePatterns(),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
@@ -356,6 +412,7 @@ export function parseSettings(read: InputReader): Settings {
     scanScope: (v['scan-scope'] || (v.mode === 'scan' ? 'cluster' : 'environment')) as Settings['scanScope'],
     failOn: Object.freeze(v['fail-on']),
     stuckAfterMs: v['stuck-after'],
+    ignore: v.ignore,
     scope: Object.freeze({
       namespacePatterns: v.namespaces,
       selector: v.selector.requirements,

@@ -130,6 +130,8 @@ export function renderMarkdown(report: Report): string {
   }
 
   if (report.findings) out.push(...renderFindings(report.findings, new Set(report.failing ?? [])));
+  for (const x of report.suppressed ?? [])
+    out.push(`Suppressed by ignore ${codeSpan(x.entry)}: ${x.count}.`, '');
 
   if (report.inventory) {
     const inv = report.inventory;

@@ -70,6 +70,8 @@ export interface Report {
   readonly findings?: readonly Finding[];
   /** Keys of the findings that cross the `fail-on` policy. */
   readonly failing?: readonly string[];
+  /** How many findings each `ignore` entry suppressed. */
+  readonly suppressed?: readonly { readonly entry: string; readonly count: number }[];
   readonly warnings: readonly string[];
   /** Set when verdict is `error`: what was being done and why it failed. */
   readonly error?: string;
