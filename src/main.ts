@@ -5,7 +5,7 @@ import { openCluster, type OpenCluster } from './cluster/open.js';
 import { Outputs, State } from './config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
-import { renderMarkdown } from './report/markdown.js';
+import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
 import type { CommandRunner } from './util/command.js';
 
@@ -155,7 +155,7 @@ export async function run(ports: ActionPorts): Promise<Report> {
     ports.setOutput(Outputs.suppressed, String((report.suppressed ?? []).reduce((n, x) => n + x.count, 0)));
     ports.setOutput(Outputs.errors, String(findings.filter((f) => f.severity === 'error').length));
     ports.setOutput(Outputs.warnings, String(findings.filter((f) => f.severity === 'warning').length));
-    await ports.writeSummary(renderMarkdown(report));
+    await ports.writeSummary(fitSummary(renderMarkdown(report), path));
   } catch (error) {
     ports.warning(`could not write the report or summary: ${errorMessage(error)}`);
   }

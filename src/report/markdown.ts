@@ -208,3 +208,24 @@ export function renderFindings(findings: readonly Finding[], failing: ReadonlySe
   }
   return out;
 }
+
+/** GitHub's limit for one step's job summary is 1 MiB; stay under it with room for the note. */
+export const summaryLimitBytes = 1024 * 1024 - 4096;
+
+/**
+ * Pure: cuts a rendered summary to `maxBytes` at a block boundary (a blank line: tables have
+ * none inside, so a table is never cut), closes an open code fence or `<details>`, and says
+ * what was cut and where the whole report is.
+ */
+export function fitSummary(markdown: string, reportPath: string, maxBytes = summaryLimitBytes): string {
+  if (Buffer.byteLength(markdown) <= maxBytes) return markdown;
+  const note = `\n\n> ✂️ The summary was cut to stay under GitHub's 1 MiB limit; the whole report is in ${codeSpan(reportPath)} (output \`report-path\`).\n`;
+  let cut = Buffer.from(markdown)
+    .subarray(0, maxBytes - Buffer.byteLength(note) - 32)
+    .toString('utf8');
+  cut = cut.slice(0, Math.max(0, cut.lastIndexOf('\n\n')));
+  if ((cut.match(/^```/gm) ?? []).length % 2 === 1) cut += '\n```';
+  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
+  for (let i = 0; i < open; i++) cut += '\n\n</details>';
+  return cut + note;
+}

@@ -68,6 +68,14 @@ export const findingCodes = {
     severity: 'warning',
     title: 'PersistentVolume Released or Failed, bound to a claim that no longer exists',
   },
+  HelmReleaseStuck: {
+    severity: 'error',
+    title: 'Helm release left pending-install/upgrade/rollback, uninstalling or failed',
+  },
+  HelmLeftover: {
+    severity: 'warning',
+    title: 'Object that carries the annotations of a Helm release that no longer exists',
+  },
 } as const satisfies Record<string, FindingCodeInfo>;
 
 /** A registered finding code. */

@@ -7,6 +7,8 @@ import type { Inventory } from '../inventory/snapshot.js';
 import { sortFindings, type Finding } from '../report/findings.js';
 import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
 import { crdStuckRule } from './crd-stuck.js';
+import { helmLeftoverRule } from './helm-leftover.js';
+import { helmReleaseStuckRule } from './helm-release-stuck.js';
 import { linkFindings } from './link.js';
 import { namespaceStuckRule } from './namespace-stuck.js';
 import { objectInMissingNamespaceRule } from './object-in-missing-namespace.js';
@@ -28,6 +30,8 @@ export const rules: readonly Rule[] = [
   crdStuckRule,
   ownerReferenceRule,
   storageLeftoverRule,
+  helmReleaseStuckRule,
+  helmLeftoverRule,
 ];
 
 /**

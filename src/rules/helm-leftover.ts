@@ -1,0 +1,269 @@
+import type { Inventory } from '../inventory/snapshot.js';
+import type { ObjectMetadata } from '../inventory/types.js';
+import type { Finding } from '../report/findings.js';
+import { instancesOf } from './crd-stuck.js';
+import { buildFinding } from './finding-builder.js';
+import {
+  hookAnnotation,
+  isInstalled,
+  releaseHistories,
+  releaseId,
+  releaseNameAnnotation,
+  releaseNamespaceAnnotation,
+  releaseSecretPrefix,
+  resourcePolicyAnnotation,
+  type ReleaseHistory,
+} from './helm-releases.js';
+import { getYaml } from './kubectl.js';
+import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
+import type { Rule, RuleContext } from './rule.js';
+import { capLines, describeObject, groupOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+
+const rule = 'helm-leftover';
+
+/** What kind of leftover: the subtype named in the message and the evidence. */
+export type HelmLeftoverKind = 'release-gone' | 'hook' | 'kept' | 'crd';
+
+const isCrd = (o: ObjectMetadata) =>
+  o.resource === 'customresourcedefinitions' && groupOf(o.apiVersion) === 'apiextensions.k8s.io';
+
+function kindOf(o: ObjectMetadata): HelmLeftoverKind {
+  if (isCrd(o)) return 'crd';
+  if (o.annotations?.[hookAnnotation]) return 'hook';
+  if (o.annotations?.[resourcePolicyAnnotation] === 'keep') return 'kept';
+  return 'release-gone';
+}
+
+const namespaceFlag = (o: ObjectMetadata) => (o.namespace !== undefined ? ` -n ${o.namespace}` : '');
+const deleteCommand = (o: ObjectMetadata) => `kubectl delete ${typeNameOf(o)} ${o.name}${namespaceFlag(o)}`;
+
+/** Why the snapshot says the release is gone. */
+function goneEvidence(history: ReleaseHistory | undefined, namespace: string, name: string): string {
+  if (!history)
+    return `no release Secret ${releaseSecretPrefix}${name}.v* (owner=helm) in namespace ${namespace}: the release does not exist`;
+  return (
+    `the current revision ${history.current.revision} of release ${namespace}/${name} is uninstalled ` +
+    `(history kept with --keep-history, Secret ${history.current.secret.name}): the release does not exist`
+  );
+}
+
+/** Instance counts per namespace of a CRD, or undefined when its instances were not listed. */
+function crdInstances(
+  inventory: Inventory,
+  crd: ObjectMetadata,
+): { total: number; lines: string[]; namespaces: string[] } | undefined {
+  const whole = fullObjectsOf(inventory, 'customresourcedefinitions').find(
+    (c) => c.metadata?.name === crd.name,
+  );
+  const group = whole?.spec?.group ?? '';
+  const plural = whole?.spec?.names?.plural ?? '';
+  if (!whole || !wasListed(inventory, group, plural)) return undefined;
+  const counts = new Map<string, number>();
+  for (const o of instancesOf(inventory, whole)) {
+    const ns = o.namespace ?? '(cluster-scoped)';
+    counts.set(ns, (counts.get(ns) ?? 0) + 1);
+  }
+  const sorted = [...counts].sort(([a], [b]) => a.localeCompare(b));
+  return {
+    total: sorted.reduce((sum, [, n]) => sum + n, 0),
+    lines: sorted.map(([ns, n]) => `${n} in ${ns}`),
+    namespaces: sorted.map(([ns]) => ns),
+  };
+}
+
+const adoptComment =
+  '# or, to let another release adopt it: helm install/upgrade <release> ... --take-ownership (Helm 3.17+), ' +
+  'or re-annotate it with that release:';
+const annotateCommand = (o: ObjectMetadata) =>
+  `kubectl annotate ${typeNameOf(o)} ${o.name}${namespaceFlag(o)} --overwrite ` +
+  `${releaseNameAnnotation}=<release> ${releaseNamespaceAnnotation}=<release-namespace>`;
+
+function leftoverFinding(
+  inventory: Inventory,
+  o: ObjectMetadata,
+  release: { namespace: string; name: string },
+  history: ReleaseHistory | undefined,
+  context: RuleContext,
+): Finding {
+  const kind = kindOf(o);
+  const { namespace: relNs, name: relName } = release;
+  const annotations = [
+    `${releaseNameAnnotation}: ${relName}`,
+    `${releaseNamespaceAnnotation}: ${relNs}`,
+    ...[hookAnnotation, 'helm.sh/hook-delete-policy', resourcePolicyAnnotation].flatMap((a) =>
+      o.annotations?.[a] ? [`${a}: ${o.annotations[a]}`] : [],
+    ),
+  ];
+  const base = {
+    object: refOf(o),
+    namespaces: [o.namespace, relNs],
+  };
+  const what = `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, which no longer exists`;
+  if (kind === 'crd') {
+    const instances = crdInstances(inventory, o);
+    const countLine = instances
+      ? instances.total
+        ? `${instances.total} instance${instances.total === 1 ? '' : 's'}: ${instances.lines.join(', ')}`
+        : '0 instances'
+      : 'its instances could not be listed: how many exist is unknown';
+    const safeToDelete = instances?.total === 0;
+    return buildFinding(
+      rule,
+      'HelmLeftover',
+      {
+        ...base,
+        namespaces: [...base.namespaces, ...(instances?.namespaces ?? [])],
+        message: `Helm leftover (crd): ${what}; ${countLine}`,
+        evidence: [
+          'subtype: crd',
+          ...annotations,
+          goneEvidence(history, relNs, relName),
+          `instances: ${countLine}`,
+          'installing the chart under another release name or namespace fails on ownership until it is adopted',
+        ],
+        remediation: {
+          summary:
+            'Delete the CRD only if it has zero instances and no installed release needs it; if a new release ' +
+            'should adopt it, re-annotate it (or install with --take-ownership). Never delete a CRD that still ' +
+            'has instances without confirmation: the deletion cascades to every instance.',
+          commands: [
+            getYaml(o),
+            ...(instances ? [`kubectl get ${o.name} -A`] : []),
+            adoptComment,
+            annotateCommand(o),
+            ...(safeToDelete
+              ? ['# no instance remains: if no installed release needs it:', deleteCommand(o)]
+              : [
+                  '# WARNING: deleting the CRD deletes every instance of it in every namespace; only after ' +
+                    'confirming none of them is needed:',
+                  deleteCommand(o),
+                ]),
+          ],
+        },
+      },
+      context,
+    );
+  }
+  const kept = kind === 'kept';
+  return buildFinding(
+    rule,
+    'HelmLeftover',
+    {
+      ...base,
+      message:
+        `Helm leftover (${kind}): ${what}` +
+        (kept
+          ? ': Helm kept it on uninstall on purpose (helm.sh/resource-policy: keep)'
+          : kind === 'hook'
+            ? ': hook objects are not deleted with the release unless their hook-delete-policy says so'
+            : ''),
+      evidence: [
+        `subtype: ${kind}`,
+        ...annotations,
+        goneEvidence(history, relNs, relName),
+        ...(o.creationTimestamp ? [`creationTimestamp: ${o.creationTimestamp}`] : []),
+      ],
+      remediation: {
+        summary: kept
+          ? 'It was kept on purpose: decide whether its data is still needed. Delete it when it is not; to reuse ' +
+            'it, let the next release adopt it (--take-ownership or re-annotate).'
+          : 'Nothing manages it any more: delete it, or let a new release adopt it (--take-ownership or re-annotate).',
+        commands: [
+          getYaml(o),
+          adoptComment,
+          annotateCommand(o),
+          ...(kept
+            ? [
+                '# WARNING: it was kept on purpose (helm.sh/resource-policy: keep) and its data goes with it; ' +
+                  'only after confirming it is not needed:',
+                deleteCommand(o),
+              ]
+            : ['# not needed any more:', deleteCommand(o)]),
+        ],
+      },
+    },
+    context,
+  );
+}
+
+/** A hook object with no release marker in a namespace that holds no release at all. */
+function unattributedHookFinding(o: ObjectMetadata, context: RuleContext): Finding {
+  return buildFinding(
+    rule,
+    'HelmLeftover',
+    {
+      object: refOf(o),
+      severity: 'info',
+      message:
+        `Helm leftover (hook): ${describeObject(o)} is a Helm hook (helm.sh/hook: ${o.annotations?.[hookAnnotation] ?? ''}) ` +
+        `and no release exists in namespace ${o.namespace ?? ''}; Helm records no release on hook objects, so ` +
+        'which release left it cannot be told',
+      evidence: [
+        'subtype: hook',
+        ...[hookAnnotation, 'helm.sh/hook-delete-policy'].flatMap((a) =>
+          o.annotations?.[a] ? [`${a}: ${o.annotations[a]}`] : [],
+        ),
+        `no release Secret (${releaseSecretPrefix}*, owner=helm) of an installed release in namespace ${o.namespace ?? ''}`,
+        'no meta.helm.sh/release-name annotation: Helm sets none on hook objects (verified with Helm 4.3.1 and 3.22.0)',
+        ...(o.creationTimestamp ? [`creationTimestamp: ${o.creationTimestamp}`] : []),
+      ],
+      remediation: {
+        summary:
+          'A hook left behind by an uninstall (with --no-hooks, or a hook-delete-policy that did not apply). ' +
+          'Check that no release installed elsewhere created it, then delete it.',
+        commands: [getYaml(o), '# not needed any more:', deleteCommand(o)],
+      },
+    },
+    context,
+  );
+}
+
+/**
+ * helm-leftover: objects (namespaced and cluster-scoped) that carry the
+ * `meta.helm.sh/release-name` and `meta.helm.sh/release-namespace` annotations of a release
+ * that no longer exists: no release Secret with that name in that namespace, or its current
+ * revision is `uninstalled`. Subtypes: `crd` (a CustomResourceDefinition, with its instance
+ * count per namespace), `hook` (`helm.sh/hook` annotation), `kept`
+ * (`helm.sh/resource-policy: keep`, S17), `release-gone` otherwise. Hook objects carry no
+ * release marker (Helm 4.3.1 and 3.22.0 set only the hook annotations), so a hook object without
+ * one is reported, as `info`, only when its namespace holds no installed release at all. CRDs
+ * from a chart's `crds/` folder carry no marker either and are not detectable (S08).
+ *
+ * Not judged at all when Secrets could not be listed in full. Skipped: objects being deleted,
+ * objects in a Terminating namespace, objects with ownerReferences (they go with their owner;
+ * owner-reference reports orphans), and objects created after the snapshot started.
+ */
+export const helmLeftoverRule: Rule = {
+  name: rule,
+  title: 'Objects of Helm releases that no longer exist',
+  codes: ['HelmLeftover'],
+  check(inventory, context) {
+    if (!wasListed(inventory, '', 'secrets')) return [];
+    const histories = new Map(releaseHistories(inventory).map((h) => [releaseId(h.namespace, h.name), h]));
+    const installed = [...histories.values()].filter(isInstalled);
+    const installedIds = new Set(installed.map((h) => releaseId(h.namespace, h.name)));
+    const namespacesWithReleases = new Set(installed.map((h) => h.namespace));
+    const terminating = terminatingNamespaces(inventory);
+    const started = Date.parse(inventory.takenAt);
+    const findings: Finding[] = [];
+    for (const o of inventory.objects) {
+      if (o.deletionTimestamp || o.ownerReferences?.length) continue;
+      if (o.namespace !== undefined && terminating.has(o.namespace)) continue;
+      if (o.creationTimestamp && Date.parse(o.creationTimestamp) > started) continue;
+      const name = o.annotations?.[releaseNameAnnotation];
+      const namespace = o.annotations?.[releaseNamespaceAnnotation];
+      if (name && namespace) {
+        const id = releaseId(namespace, name);
+        if (installedIds.has(id)) continue;
+        findings.push(leftoverFinding(inventory, o, { namespace, name }, histories.get(id), context));
+      } else if (
+        o.annotations?.[hookAnnotation] &&
+        o.namespace !== undefined &&
+        !namespacesWithReleases.has(o.namespace)
+      ) {
+        findings.push(unattributedHookFinding(o, context));
+      }
+    }
+    return findings;
+  },
+};
