@@ -146,3 +146,43 @@ test('cluster: kind with the stand-in kind: the post step deletes the cluster th
     'delete cluster --name e2e-kind',
   ]);
 });
+
+test('no credential from the kubeconfig reaches the log, the summary, the outputs or the JSON report', async () => {
+  const kubeconfig = readFileSync(clusterEnv().kubeconfig, 'utf8');
+  const secrets: string[] = [];
+  for (const key of ['client-certificate-data', 'client-key-data']) {
+    const b64 = new RegExp(`${key}: (\\S+)`).exec(kubeconfig)![1]!;
+    secrets.push(b64);
+    const pem = Buffer.from(b64, 'base64').toString('utf8');
+    secrets.push(...pem.split('\n').filter((l) => l.length > 20 && !l.startsWith('-----')));
+  }
+  expect(secrets.length).toBeGreaterThan(4);
+  const files = runnerFiles();
+  const step = await runStep('dist/index.js', {
+    ...files,
+    INPUT_MODE: 'scan',
+    INPUT_KUBECONFIG: kubeconfig, // inline YAML: the riskiest form
+    'INPUT_FAIL-ON': 'never',
+  });
+  // The runner consumes ::add-mask:: commands (they register the secrets) and never shows them.
+  const log = `${String(step.stdout)}\n${String(step.stderr)}`
+    .split('\n')
+    .filter((l) => !l.startsWith('::add-mask::'))
+    .join('\n');
+  const outputs = fileCommands(files.GITHUB_OUTPUT);
+  const texts = {
+    log,
+    summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
+    outputs: JSON.stringify(outputs),
+    report: readFileSync(outputs['report-path']!, 'utf8'),
+  };
+  expect(texts.summary).toContain('kube-sweep');
+  for (const [where, text] of Object.entries(texts)) {
+    for (const secret of secrets) expect([where, text.includes(secret)]).toEqual([where, false]);
+  }
+  // Every secret was registered for masking.
+  const masks = String(step.stdout)
+    .split('\n')
+    .filter((l) => l.startsWith('::add-mask::'));
+  for (const secret of secrets) expect(masks).toContain(`::add-mask::${secret}`);
+});
