@@ -100,8 +100,10 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       userOrder: settings.order,
       deleteNamespaces: settings.deleteNamespaces,
       resourceOf: (group, kind) => resources(group, kind)?.resource,
+      instancesOf: (group, kind) =>
+        inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
     });
-    const warnings = [...problems, ...teardownPlan.warnings];
+    const warnings = [...problems, ...teardownPlan.refusals, ...teardownPlan.warnings];
     for (const w of warnings) ports.warning(w);
     for (const s of teardownPlan.stages) {
       const crds = s.crdInstancesFirst.map((c) => c.name);
@@ -161,7 +163,10 @@ export const modes: Record<
   async teardown(settings, cluster, ports) {
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
-    // Checks that would make the teardown half-blind: stop before anything is deleted.
+    // Checks that would make the teardown half-blind or reach out of scope: stop before anything is deleted.
+    if (planned.plan.refusals.length > 0) {
+      throw new Error(`refusing to tear down (nothing was deleted): ${planned.plan.refusals.join('; ')}`);
+    }
     if (planned.problems.length > 0) {
       throw new Error(
         `could not read the Helm releases in scope, so the order is unknown; nothing was deleted: ${planned.problems.join('; ')}`,

@@ -83,8 +83,19 @@ export type InputReader = (name: InputName) => string;
 
 const kindClusterName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
+// A duration is one or more number+unit pairs (90s, 5m, 1h30m, 500ms); a bare number is refused
+// (parse-duration would read it as milliseconds, which nobody means for a timeout).
+const durationPattern = /^(\d+(\.\d+)?(ms|s|m|h|d))+$/;
+
 function duration(name: InputName) {
   return z.string().transform((raw, ctx) => {
+    if (!durationPattern.test(raw.trim())) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `input '${name}' is '${raw}', which is not a positive duration; write it like 90s, 5m or 1h30m`,
+      });
+      return z.NEVER;
+    }
     const ms = parseDuration(raw.trim());
     if (ms === null || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
       ctx.addIssue({
@@ -145,17 +156,20 @@ function items(raw: string): string[] {
 }
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const namespaceGlob = /^[-a-z0-9*?[\]!{}]+$/;
+// Names and globs with *, ? and [a-z] classes. No '!' (minimatch would read it as "every
+// namespace but this one") and no braces (the input is also split at commas).
+const namespaceGlob = /^[-a-z0-9*?[\]]+$/;
+const balancedClasses = (p: string) => /^([^[\]]|\[[^[\]]+\])*$/.test(p);
 const releaseName = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 function namespacePatterns() {
   return z.string().transform((raw, ctx) => {
     const out = items(raw);
-    const bad = out.find((p) => !namespaceGlob.test(p));
+    const bad = out.find((p) => !namespaceGlob.test(p) || !balancedClasses(p));
     if (bad !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'namespaces' has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-*`,
+        message: `input 'namespaces' has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
       });
       return z.NEVER;
     }

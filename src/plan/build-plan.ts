@@ -27,6 +27,11 @@ export interface PlanInput {
   readonly userOrder: readonly UserOrdering[];
   readonly deleteNamespaces: boolean;
   readonly resourceOf: ResourceLookup;
+  /**
+   * The instances of a custom resource kind in the cluster (from the snapshot), as
+   * `namespace/name` (or `name` when cluster-scoped). Used to find CRD cascades out of scope.
+   */
+  readonly instancesOf: (group: string, kind: string) => readonly { namespace?: string; name: string }[];
 }
 
 /** One stage: releases that go together, after the CRD instances they ship are gone. */
@@ -47,6 +52,11 @@ export interface TeardownPlan {
   /** Namespaces deleted after the last stage (empty when delete-namespaces is false). */
   readonly namespacesToDelete: readonly string[];
   readonly warnings: readonly string[];
+  /**
+   * Why this teardown must not run at all (it would delete something outside the scope).
+   * `mode: teardown` stops with an error before any request that changes the cluster.
+   */
+  readonly refusals: readonly string[];
 }
 
 const refMatches = (ref: OrderRef, r: ReleaseFacts) =>
@@ -110,6 +120,39 @@ export function buildPlan(input: PlanInput): TeardownPlan {
       }
     }
   }
+  // helm uninstall deletes a CRD that a release's templates hold, and the API server then
+  // deletes every instance of it, in every namespace: refuse when that reaches outside the scope.
+  const refusals: string[] = [];
+  const inScopeManifests = new Set(facts.flatMap((f) => f.objects.map((o) => `${o.kind}/${o.name}`)));
+  for (const f of facts) {
+    for (const crd of f.crds.filter((c) => c.source === 'templates')) {
+      const outside = input
+        .instancesOf(crd.group, crd.kind)
+        .filter((i) =>
+          i.namespace === undefined
+            ? !inScopeManifests.has(`${crd.kind}/${i.name}`)
+            : !scoped.has(i.namespace),
+        )
+        .map((i) => (i.namespace ? `${i.namespace}/${i.name}` : i.name))
+        .sort();
+      if (outside.length > 0) {
+        refusals.push(
+          `release ${f.key} ships CRD ${crd.name} in its templates, so uninstalling it deletes the CRD and with it ` +
+            `${outside.length} ${crd.kind} object(s) outside the scope (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? ', …' : ''}); ` +
+            'add their namespaces to the scope or tear them down first',
+        );
+      }
+    }
+  }
+  if (
+    input.scope.namespaces.length === 0 &&
+    input.scope.protectedMatched.length > 0 &&
+    input.releaseRefs.length === 0
+  ) {
+    refusals.push(
+      `the scope matches only protected namespaces (${input.scope.protectedMatched.join(', ')}), which are never torn down; name the environment's own namespaces`,
+    );
+  }
   for (const p of input.scope.protectedMatched)
     warnings.push(`namespace ${p} matched the scope but is protected: it is never deleted`);
   for (const p of input.scope.unmatchedPatterns)
@@ -121,6 +164,7 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     stages,
     namespacesToDelete: input.deleteNamespaces ? input.scope.namespaces : [],
     warnings,
+    refusals,
   };
 }
 

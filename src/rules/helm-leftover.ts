@@ -17,7 +17,7 @@ import {
 import { getYaml } from './kubectl.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
-import { capLines, describeObject, groupOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, groupOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 

@@ -52,8 +52,7 @@ function lastDeployedRevision(history: ReleaseHistory): number | undefined {
   return [...history.revisions]
     .reverse()
     .find(
-      (r) =>
-        r.revision < history.current.revision && (r.status === 'deployed' || r.status === 'superseded'),
+      (r) => r.revision < history.current.revision && (r.status === 'deployed' || r.status === 'superseded'),
     )?.revision;
 }
 
@@ -123,12 +122,7 @@ function commandsFor(history: ReleaseHistory, hooks: readonly ObjectMetadata[]):
       `helm uninstall ${name} -n ${ns} --no-hooks`,
     ];
   if (current.status === 'failed')
-    return [
-      ...inspect,
-      '# to tear it down:',
-      `helm uninstall ${name} -n ${ns}`,
-      ...rollback,
-    ];
+    return [...inspect, '# to tear it down:', `helm uninstall ${name} -n ${ns}`, ...rollback];
   return [
     ...inspect,
     '# once no helm client works on it any more, to tear it down (helm uninstall works on pending releases):',

@@ -16,6 +16,7 @@ function plan(overrides: Partial<PlanInput>) {
     userOrder: [],
     deleteNamespaces: true,
     resourceOf,
+    instancesOf: () => [],
     ...overrides,
   });
 }
@@ -79,9 +80,28 @@ test('CRDs from the chart crds/ folder count as shipped by the release', () => {
     userOrder: [],
     deleteNamespaces: false,
     resourceOf,
+    instancesOf: () => [],
   });
   expect(p.releases[0]!.crds.map((c) => [c.name, c.source])).toEqual([
     ['widgets.stack.kube-sweep.test', 'crds/'],
   ]);
   expect(p.namespacesToDelete).toEqual([]);
+});
+
+test('uninstalling an operator whose CRD has instances outside the scope is refused', () => {
+  const p = plan({
+    releaseRefs: [{ namespace: 'fixture-helm4', name: 'operator' }],
+    instancesOf: (group, kind) =>
+      group === 'fixture4.kube-sweep.test' && kind === 'Widget'
+        ? [
+            { namespace: 'fixture-helm4', name: 'in-scope' },
+            { namespace: 'other-team', name: 'w1' },
+          ]
+        : [],
+  });
+  expect(p.refusals).toEqual([
+    'release fixture-helm4/operator ships CRD widgets.fixture4.kube-sweep.test in its templates, so uninstalling it deletes the CRD ' +
+      'and with it 1 Widget object(s) outside the scope (other-team/w1); add their namespaces to the scope or tear them down first',
+  ]);
+  expect(plan({}).refusals).toEqual([]);
 });
