@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings } from '../config/settings.js';
@@ -53,12 +55,19 @@ function text(report: Report): string {
         out.push(`  ${r.release}: ${r.status}${r.message ? ` (${r.message})` : ''}`);
       for (const b of [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]) {
         out.push(
-          `  still there: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name} [${b.finalizers.join(', ')}]`,
+          `  still there: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}` +
+            (b.finalizers.length ? ` finalizers [${b.finalizers.join(', ')}]` : ' (no finalizers)'),
         );
       }
     }
+    for (const b of report.teardown.hookLeftovers) {
+      out.push(`  left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
+    }
+    for (const e of report.teardown.stages.flatMap((s) => s.errors)) out.push(`  could not check: ${e}`);
     for (const n of report.teardown.namespaces) {
       out.push(`  namespace ${n.name}: ${n.status}`);
+      if (n.metadataFinalizers.length)
+        out.push(`    held by metadata.finalizers [${n.metadataFinalizers.join(', ')}]`);
       for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);
     }
   }
@@ -139,6 +148,14 @@ export async function main(
     env: process.env,
     setSecret: () => {},
   });
+  if (settings.reportPath) {
+    try {
+      mkdirSync(dirname(settings.reportPath), { recursive: true });
+      writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n');
+    } catch (error) {
+      err(`kube-sweep: could not write --report-path ${settings.reportPath}: ${(error as Error).message}\n`);
+    }
+  }
   if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
   else if (output === 'markdown') out(renderMarkdown(report));
   else out(text(report));

@@ -1,3 +1,4 @@
+import { createSecureContext } from 'node:tls';
 import { Agent, request as undiciRequest } from 'undici';
 import { ClusterAccessError, KubernetesApiError, isTlsError, isUnreachableError } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
@@ -80,7 +81,22 @@ export async function createApiClient(
     servername?: string;
     headers?: Record<string, string>;
   } = {};
-  await loaded.kubeConfig.applyToHTTPSOptions(https as never);
+  // Build the TLS context once now, so bad key or certificate data fails here with a message
+  // that names the kubeconfig, not later as a transport error of the first request.
+  try {
+    await loaded.kubeConfig.applyToHTTPSOptions(https as never);
+    createSecureContext({
+      ...(https.ca ? { ca: https.ca } : {}),
+      ...(https.cert ? { cert: https.cert } : {}),
+      ...(https.key ? { key: https.key } : {}),
+    });
+  } catch (error) {
+    throw new ClusterAccessError(
+      'not-a-kubeconfig',
+      `the kubeconfig's credentials for context '${loaded.context}' cannot be used (${(error as Error).message}); ` +
+        'check client-certificate-data, client-key-data and certificate-authority-data',
+    );
+  }
   const agent = new Agent({
     connections: options.connections ?? 16,
     keepAliveTimeout: 30_000,

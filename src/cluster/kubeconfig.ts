@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -87,6 +87,12 @@ export function readKubeconfigInput(
     }
   }
   const path = resolve(value);
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new ClusterAccessError(
+      'no-such-file',
+      `input 'kubeconfig' is '${value}', which is a directory; give the path of a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+    );
+  }
   if (!existsSync(path)) {
     throw new ClusterAccessError(
       'no-such-file',

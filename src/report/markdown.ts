@@ -77,17 +77,17 @@ export function renderMarkdown(report: Report): string {
     for (const s of t.stages) {
       for (const r of s.releases) {
         const result =
-          r.status === 'uninstalled' ? 'uninstalled' : `**failed**: ${escapeMarkdown(r.message ?? '')}`;
+          r.status === 'uninstalled' ? 'uninstalled' : `**${r.status}**: ${escapeMarkdown(r.message ?? '')}`;
         out.push(`| ${s.index + 1} | ${codeSpan(r.release)} | ${result} | ${seconds(r.durationMs)} |`);
       }
     }
     for (const n of t.namespaces) {
-      const result =
-        n.status === 'stuck'
-          ? '**stuck in Terminating**'
-          : n.status === 'absent'
-            ? 'was not there'
-            : 'deleted';
+      const result = {
+        stuck: '**stuck in Terminating**',
+        absent: 'was not there',
+        deleted: 'deleted',
+        'not-waited': '**deletion requested, not waited for** (the overall timeout ran out)',
+      }[n.status];
       out.push(`| — | namespace ${codeSpan(n.name)} | ${result} | ${seconds(n.durationMs)} |`);
     }
     out.push('');
@@ -96,6 +96,21 @@ export function renderMarkdown(report: Report): string {
       out.push('#### Still there', '', '| object | finalizers | state |', '| --- | --- | --- |');
       for (const b of blockers) out.push(blockerRow(b));
       out.push('');
+    }
+    if (t.hookLeftovers.length) {
+      out.push(
+        `Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${t.hookLeftovers.map(objectName).join(', ')}.`,
+        '',
+      );
+    }
+    const errors = t.stages.flatMap((s) => s.errors);
+    if (errors.length) {
+      out.push(
+        'Could not check (the verdict cannot be clean):',
+        '',
+        ...errors.map((e) => `- ${escapeMarkdown(e)}`),
+        '',
+      );
     }
     const unverifiable = t.stages.flatMap((s) => s.unverifiableKinds);
     if (unverifiable.length) {
@@ -119,6 +134,16 @@ export function renderMarkdown(report: Report): string {
       );
     for (const n of t.namespaces.filter((x) => x.status === 'stuck')) {
       out.push(`#### Namespace ${codeSpan(n.name)} is stuck in Terminating`, '');
+      if (n.metadataFinalizers.length) {
+        out.push(
+          `- held by the namespace's own \`metadata.finalizers\`: ${n.metadataFinalizers.map(codeSpan).join(', ')} (the controller that set them must remove them)`,
+        );
+      }
+      if (!n.blockingConditions.length && !n.metadataFinalizers.length) {
+        out.push(
+          '- its conditions name no cause yet: the namespace controller may still be working; raise `stage-timeout`',
+        );
+      }
       for (const c of n.blockingConditions)
         out.push(`- ${codeSpan(c.type)} (${escapeMarkdown(c.reason)}): ${escapeMarkdown(c.message)}`);
       out.push(

@@ -124,7 +124,7 @@ export function teardownCounts(t: TeardownResult | undefined) {
   const releases = t?.stages.flatMap((s) => s.releases) ?? [];
   return {
     uninstalled: releases.filter((r) => r.status === 'uninstalled').length,
-    failed: releases.filter((r) => r.status === 'failed').length,
+    failed: releases.filter((r) => r.status !== 'uninstalled').length,
     blockers:
       t?.stages.reduce(
         (n, s) => n + s.remaining.length + s.crdInstances.reduce((m, c) => m + c.remaining.length, 0),
@@ -161,12 +161,14 @@ export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
     result.timedOut ||
     result.stages.some(
       (s) =>
-        s.releases.some((r) => r.status === 'failed') ||
+        s.releases.some((r) => r.status !== 'uninstalled') ||
+        s.errors.length > 0 ||
         s.remaining.length > 0 ||
         s.unverifiableKinds.length > 0 ||
         s.crdInstances.some((c) => c.remaining.length > 0),
     ) ||
-    result.namespaces.some((n) => n.status === 'stuck');
+    result.namespaces.some((n) => n.status !== 'deleted' && n.status !== 'absent') ||
+    result.hookLeftovers.length > 0;
   return dirty ? 'leftovers' : 'clean';
 }
 

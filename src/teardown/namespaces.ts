@@ -14,8 +14,11 @@ export interface NamespaceCondition {
 /** What became of one namespace. Durations in ms. */
 export interface NamespaceOutcome {
   readonly name: string;
-  /** `deleted`: gone; `stuck`: still Terminating when the wait ended; `absent`: was not there. */
-  readonly status: 'deleted' | 'stuck' | 'absent';
+  /**
+   * `deleted`: gone; `stuck`: still Terminating when the wait ended; `absent`: was not there;
+   * `not-waited`: deletion requested, but the overall `timeout` had run out, so nobody waited.
+   */
+  readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited';
   readonly durationMs: number;
   /**
    * For `stuck`: the deletion conditions that are True (NamespaceDeletionDiscoveryFailure,
@@ -26,10 +29,15 @@ export interface NamespaceOutcome {
   readonly blockingConditions: readonly NamespaceCondition[];
   /** `spec.finalizers` still on the namespace (normally [kubernetes] while content remains). */
   readonly finalizers: readonly string[];
+  /**
+   * `metadata.finalizers` on the namespace object itself: a controller's own hold, which no
+   * condition reports and which the namespace controller never removes.
+   */
+  readonly metadataFinalizers: readonly string[];
 }
 
 interface NamespaceObject {
-  metadata?: { deletionTimestamp?: string };
+  metadata?: { deletionTimestamp?: string; finalizers?: string[] };
   spec?: { finalizers?: string[] };
   status?: {
     phase?: string;
@@ -81,9 +89,10 @@ export async function deleteNamespaces(
     }
     return { done: pending().length === 0, value: pending() };
   };
+  const waited = options.timeoutMs > 0;
   try {
     await waitFor(check, {
-      timeoutMs: options.timeoutMs,
+      timeoutMs: Math.max(1, options.timeoutMs),
       description: `namespaces ${names.join(', ')} to be gone`,
       ...(options.clock ? { clock: options.clock } : {}),
     });
@@ -91,29 +100,39 @@ export async function deleteNamespaces(
     if (!(error instanceof WaitTimeoutError)) throw error;
   }
   return names.map((name): NamespaceOutcome => {
-    if (absent.has(name))
-      return { name, status: 'absent', durationMs: 0, blockingConditions: [], finalizers: [] };
+    const none = { blockingConditions: [], finalizers: [], metadataFinalizers: [] };
+    if (absent.has(name)) return { name, status: 'absent', durationMs: 0, ...none };
     if (goneAt.has(name))
-      return {
-        name,
-        status: 'deleted',
-        durationMs: goneAt.get(name)! - started,
-        blockingConditions: [],
-        finalizers: [],
-      };
+      return { name, status: 'deleted', durationMs: goneAt.get(name)! - started, ...none };
+    if (!waited) {
+      options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
+      return { name, status: 'not-waited', durationMs: 0, ...none };
+    }
     const ns = last.get(name);
     const blocking = (ns?.status?.conditions ?? [])
       .filter((c) => c.status === 'True')
       .map((c) => ({ type: c.type, status: c.status, reason: c.reason ?? '', message: c.message ?? '' }))
       .sort((a, b) => a.type.localeCompare(b.type));
+    const metadataFinalizers = ns?.metadata?.finalizers ?? [];
     for (const c of blocking)
       options.log?.(`namespace ${name} is stuck: ${c.type} (${c.reason}): ${c.message}`);
+    if (metadataFinalizers.length > 0) {
+      options.log?.(
+        `namespace ${name} is held by its own metadata.finalizers [${metadataFinalizers.join(', ')}]: the controller that set them must remove them`,
+      );
+    }
+    if (blocking.length === 0 && metadataFinalizers.length === 0) {
+      options.log?.(
+        `namespace ${name} is still Terminating and its conditions name no cause yet (still in progress?)`,
+      );
+    }
     return {
       name,
       status: 'stuck',
       durationMs: clockNow() - started,
       blockingConditions: blocking,
       finalizers: ns?.spec?.finalizers ?? [],
+      metadataFinalizers,
     };
   });
 }

@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import type { HelmPort } from '../helm/helm-cli.js';
-import { groupOf } from '../helm/manifest.js';
+import { groupOf, parseManifest } from '../helm/manifest.js';
 import { collectionPath } from '../inventory/list.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
@@ -15,7 +15,11 @@ import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js'
 /** Outcome of one `helm uninstall`. Durations in ms. */
 export interface ReleaseOutcome {
   readonly release: string;
-  readonly status: 'uninstalled' | 'failed';
+  /**
+   * `skipped`: not uninstalled because custom resources of a CRD it ships are still there
+   * (uninstalling would take their controller away and strand their finalizers).
+   */
+  readonly status: 'uninstalled' | 'failed' | 'skipped';
   readonly helmStatusBefore: string;
   readonly durationMs: number;
   /** Helm's error (last lines of stderr) when it failed. */
@@ -45,6 +49,8 @@ export interface StageResult {
   readonly unservedKinds: readonly string[];
   /** Manifest kinds whose group-version failed discovery: their objects could not be checked. */
   readonly unverifiableKinds: readonly string[];
+  /** Requests that failed while deleting or waiting (e.g. 403): what they could not check. */
+  readonly errors: readonly string[];
   readonly durationMs: number;
 }
 
@@ -52,6 +58,11 @@ export interface StageResult {
 export interface TeardownResult {
   readonly stages: readonly StageResult[];
   readonly namespaces: readonly NamespaceOutcome[];
+  /**
+   * Objects that Helm hooks of the torn-down releases created and nobody deleted (a hook
+   * without a delete policy, e.g. a post-install ClusterRole): Helm never removes them.
+   */
+  readonly hookLeftovers: readonly Blocker[];
   readonly durationMs: number;
   /** True when the overall `timeout` ran out (later waits were cut short). */
   readonly timedOut: boolean;
@@ -78,6 +89,27 @@ const keepAnnotation = 'helm.sh/resource-policy';
 
 function tail(text: string, lines = 3): string {
   return text.trim().split('\n').slice(-lines).join(' | ');
+}
+
+/** Pure: the objects that a release's hooks create (from the stored hook manifests). */
+export function hookObjects(release: ReleaseFacts, resources: ResourceIndex): AwaitedObject[] {
+  const out: AwaitedObject[] = [];
+  for (const hook of release.release.hooks) {
+    for (const o of parseManifest(hook.manifest, `release ${release.key} hook ${hook.path}`)) {
+      const group = groupOf(o.apiVersion);
+      const address = resources(group, o.kind, o.apiVersion.slice(group ? group.length + 1 : 0));
+      if (!address) continue;
+      const namespace = address.namespaced ? (o.namespace ?? release.release.namespace) : undefined;
+      out.push({
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        ...(namespace ? { namespace } : {}),
+        name: o.name,
+        address,
+      });
+    }
+  }
+  return out;
 }
 
 /**
@@ -141,6 +173,10 @@ export async function runTeardown(
       async () => {
         const stageStart = clock.now();
         const crdInstances: CrdInstancesOutcome[] = [];
+        const errors: string[] = [];
+        const uncheckedCrds = new Set<string>();
+        const describe = (error: unknown) =>
+          error instanceof KubernetesApiError ? error.message : ((error as Error)?.message ?? String(error));
         for (const crd of stage.crdInstancesFirst) {
           if (!crd.namespaced) {
             ports.log(
@@ -166,14 +202,24 @@ export async function runTeardown(
               }
               if ((list.items ?? []).length > 0) await ports.api.request({ method: 'DELETE', path });
             } catch (error) {
-              if (!(error instanceof KubernetesApiError && error.status === 404)) throw error;
+              if (error instanceof KubernetesApiError && error.status === 404) continue;
+              if ((error as Error)?.name === 'ClusterAccessError') throw error;
+              errors.push(`deleting ${crd.kind} objects in ${ns}: ${describe(error)}`);
+              uncheckedCrds.add(crd.name);
             }
           }
           if (awaited.length === 0) continue;
           ports.log(
             `deleting ${awaited.length} ${crd.kind} objects (CRD ${crd.name}) while their controller still runs`,
           );
-          const remaining = await waitUntilGone(ports.api, awaited, { timeoutMs: budget(), clock });
+          let remaining: Blocker[] = [];
+          try {
+            remaining = await waitUntilGone(ports.api, awaited, { timeoutMs: budget(), clock });
+          } catch (error) {
+            if ((error as Error)?.name === 'ClusterAccessError') throw error;
+            errors.push(`waiting for ${crd.kind} objects to be gone: ${describe(error)}`);
+            uncheckedCrds.add(crd.name);
+          }
           for (const b of remaining)
             ports.log(
               `still there: ${b.kind} ${b.namespace}/${b.name} finalizers [${b.finalizers.join(', ')}]`,
@@ -186,6 +232,26 @@ export async function runTeardown(
           stage.releases.map((key) =>
             limit(async (): Promise<ReleaseOutcome> => {
               const facts = byKey.get(key)!;
+              const stranded = crdInstances.filter(
+                (c) => c.remaining.length > 0 && facts.crds.some((crd) => crd.name === c.crd),
+              );
+              const unchecked = facts.crds
+                .filter((crd) => uncheckedCrds.has(crd.name))
+                .map((crd) => crd.name);
+              if (stranded.length > 0 || unchecked.length > 0) {
+                const message =
+                  stranded.length > 0
+                    ? `not uninstalled: ${stranded.map((c) => `${c.remaining.length} ${c.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
+                    : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
+                ports.log(`${key}: ${message}`);
+                return {
+                  release: key,
+                  status: 'skipped',
+                  helmStatusBefore: facts.release.status,
+                  durationMs: 0,
+                  message,
+                };
+              }
               const t0 = clock.now();
               const r = await ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, budget()) });
               const durationMs = clock.now() - t0;
@@ -198,7 +264,8 @@ export async function runTeardown(
                   durationMs,
                 };
               }
-              const message = tail(r.stderr || r.stdout);
+              const message =
+                tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
               ports.log(`helm uninstall ${key} failed: ${message}`);
               return {
                 release: key,
@@ -225,12 +292,21 @@ export async function runTeardown(
         for (const k of unserved)
           ports.log(`${k} is no longer served (its CRD went before this stage); not awaited`);
         for (const k of unverifiable) ports.log(`${k} cannot be checked: its group-version failed discovery`);
-        const remaining = await waitUntilGone(ports.api, awaited, {
-          timeoutMs: budget(),
-          clock,
-          onProgress: (left) =>
-            left > 0 && ports.log(`waiting for ${left} of ${awaited.length} objects to be gone`),
-        });
+        let remaining: Blocker[] = [];
+        try {
+          remaining = await waitUntilGone(ports.api, awaited, {
+            timeoutMs: budget(),
+            clock,
+            onProgress: (left) =>
+              left > 0 && ports.log(`waiting for ${left} of ${awaited.length} objects to be gone`),
+          });
+          if (awaited.length > 0 && remaining.length === 0)
+            ports.log(`all ${awaited.length} objects of the stage are gone`);
+        } catch (error) {
+          if ((error as Error)?.name === 'ClusterAccessError') throw error;
+          errors.push(`waiting for the stage's objects to be gone: ${describe(error)}`);
+        }
+        for (const e of errors) ports.log(`could not check: ${e}`);
         for (const b of remaining) {
           ports.log(
             `still there after the stage: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}` +
@@ -246,6 +322,7 @@ export async function runTeardown(
           kept,
           unservedKinds: [...unserved].sort(),
           unverifiableKinds: [...unverifiable].sort(),
+          errors,
           durationMs: clock.now() - stageStart,
         };
       },
@@ -253,12 +330,42 @@ export async function runTeardown(
     stages.push(result);
   }
 
-  const toDelete = plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n));
+  // A namespace whose release was not uninstalled keeps its release record: deleting it would
+  // lose Helm's record (and leave the release's cluster-scoped objects with no way to finish).
+  const keepFor = new Map<string, string>();
+  for (const r of stages.flatMap((x) => x.releases)) {
+    if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
+  }
+  for (const [ns, release] of keepFor) {
+    if (plan.namespacesToDelete.includes(ns))
+      ports.log(`not deleting namespace ${ns}: release ${release} was not uninstalled`);
+  }
+  const toDelete = plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n) && !keepFor.has(n));
   const namespaces =
     toDelete.length === 0
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
-          deleteNamespaces(ports.api, toDelete, { timeoutMs: Math.max(1, budget()), clock, log: ports.log }),
+          deleteNamespaces(ports.api, toDelete, { timeoutMs: budget(), clock, log: ports.log }),
         );
-  return { stages, namespaces, durationMs: clock.now() - started, timedOut: clock.now() >= deadline };
+  const hookLeftovers = await ports.group('Checking for objects left by Helm hooks', async () => {
+    const hooks = plan.releases.flatMap((r) => hookObjects(r, ports.resources));
+    if (hooks.length === 0) return [];
+    try {
+      const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 1, clock });
+      for (const b of left)
+        ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
+      return left;
+    } catch (error) {
+      if ((error as Error)?.name === 'ClusterAccessError') throw error;
+      ports.log(`could not check the hooks' objects: ${(error as Error).message}`);
+      return [];
+    }
+  });
+  return {
+    stages,
+    namespaces,
+    hookLeftovers,
+    durationMs: clock.now() - started,
+    timedOut: clock.now() >= deadline,
+  };
 }

@@ -7,7 +7,7 @@ import { runAction } from '../support/action.js';
 import { auditMark, kubeSweepRequestsSince, mutatingVerbs } from '../support/audit.js';
 import { adminApi, deleteIfPresent, getOrUndefined, uniqueName } from '../support/cluster.js';
 import { userKubeconfig } from '../support/identities.js';
-import { chart, helm4 } from '../support/widgets.js';
+import { chart, helm4, installOperatorAndApp } from '../support/widgets.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -105,5 +105,102 @@ test("namespaces: '*' never puts a protected namespace in the plan", async () =>
     expect(report.warnings).toContain(
       `namespace ${p} matched the scope but is protected: it is never deleted`,
     );
+  }
+});
+
+test("uninstalling an operator whose CRD has instances in another team's namespace is refused", async () => {
+  const id = uniqueName('cascade');
+  const env = {
+    group: `${id}.kube-sweep.test`,
+    operatorNs: `${id}-op`,
+    appNs: `${id}-app`,
+    finalizer: false,
+  };
+  await installOperatorAndApp(api, env);
+  try {
+    const mark = auditMark();
+    const { report, failures } = await runAction({ mode: 'teardown', namespaces: env.operatorNs });
+    expect(report.verdict).toBe('error');
+    expect(failures[0]).toMatch(
+      new RegExp(
+        `^refusing to tear down \\(nothing was deleted\\): release ${env.operatorNs}/operator ships CRD widgets\\.${id}\\.kube-sweep\\.test in its templates.*2 Widget object\\(s\\) outside the scope \\(${env.appNs}/w1, ${env.appNs}/w2\\)`,
+      ),
+    );
+    expect(kubeSweepRequestsSince(mark).filter((e) => mutatingVerbs.has(e.verb))).toEqual([]);
+    expect(
+      await getOrUndefined(api, `/apis/${env.group}/v1/namespaces/${env.appNs}/widgets/w1`),
+    ).toBeDefined();
+  } finally {
+    await helm4(['uninstall', 'app', '-n', env.appNs]);
+    await helm4(['uninstall', 'operator', '-n', env.operatorNs]);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
+  }
+});
+
+test('a release that fails to uninstall keeps its namespace (and Helm record) for a rerun', async () => {
+  await withRelease(async (ns) => {
+    const { report } = await runAction({
+      mode: 'teardown',
+      namespaces: ns,
+      helm: '/bin/false',
+      'stage-timeout': '3s',
+    });
+    expect(report.verdict).toBe('leftovers');
+    expect(report.teardown!.stages[0]!.releases[0]).toMatchObject({
+      status: 'failed',
+      message: 'helm exited with code 1 and printed nothing',
+    });
+    expect(report.teardown!.namespaces).toEqual([]);
+    expect(
+      await getOrUndefined(api, `/api/v1/namespaces/${ns}/secrets/sh.helm.release.v1.web.v1`),
+    ).toBeDefined();
+  });
+});
+
+test('objects made by Helm hooks are reported, since Helm never deletes them', async () => {
+  const ns = uniqueName('hooks');
+  const r = await helm4(['install', 'hk', chart('hookcr'), '-n', ns, '--create-namespace']);
+  expect(r.exitCode).toBe(0);
+  try {
+    const { report, summary } = await runAction({ mode: 'teardown', namespaces: ns });
+    expect(report.verdict).toBe('leftovers');
+    // The namespace took the hook ConfigMap with it; the cluster-scoped ClusterRole stays.
+    expect(report.teardown!.hookLeftovers.map((b) => [b.kind, b.name])).toEqual([
+      ['ClusterRole', `${ns}-hook-role`],
+    ]);
+    expect(summary).toContain('Left by Helm hooks');
+  } finally {
+    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${ns}-hook-role`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
+test('a namespace held by its own metadata.finalizers is reported with that reason', async () => {
+  const ns = uniqueName('held');
+  await api.request({
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, finalizers: ['example.com/hold'] } },
+  });
+  try {
+    const { report, summary } = await runAction({ mode: 'teardown', namespaces: ns, 'stage-timeout': '5s' });
+    expect(report.verdict).toBe('leftovers');
+    expect(report.teardown!.namespaces[0]).toMatchObject({
+      name: ns,
+      status: 'stuck',
+      metadataFinalizers: ['example.com/hold'],
+    });
+    expect(summary).toContain("held by the namespace's own `metadata.finalizers`");
+  } finally {
+    await api
+      .request({
+        method: 'PATCH',
+        path: `/api/v1/namespaces/${ns}`,
+        contentType: 'application/merge-patch+json',
+        body: { metadata: { finalizers: null } },
+      })
+      .catch(() => undefined);
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
 });
