@@ -46,6 +46,10 @@ test('pages through a resource with limit + continue and keeps every object once
     // The whole cluster has far more than 10 configmaps + other kinds, so many pages were read.
     const configmaps = inventory.objects.filter((o) => o.resource === 'configmaps').length;
     expect(inventory.stats.pages).toBeGreaterThanOrEqual(Math.ceil(configmaps / 10));
+    // Every listed resource takes at least one page (concurrent lists must all be counted).
+    expect(inventory.stats.pages).toBeGreaterThanOrEqual(
+      inventory.stats.resourcesListed + Math.ceil(configmaps / 10) - 1,
+    );
     expect(inventory.byNamespace.get(ns)?.length).toBeGreaterThanOrEqual(25);
     expect(inventory.coverage).toEqual([]);
   } finally {

@@ -112,7 +112,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
         const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
         const isFull = fullKeys.has(`${r.group}/${r.resource}`);
         try {
-          pages += await listAll(api, r, {
+          const read = await listAll(api, r, {
             pageSize: options.pageSize,
             full: isFull,
             onItem: (item) => {
@@ -126,6 +126,8 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
               if (isFull) full[r.resource]!.push({ ...item, apiVersion, kind: r.kind });
             },
           });
+          // Add after the await: `pages += await …` would read `pages` before other lists finished.
+          pages += read;
         } catch (error) {
           if ((error as Error)?.name === 'ClusterAccessError') throw error;
           coverage.push(gapOf(r, error));

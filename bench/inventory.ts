@@ -1,0 +1,451 @@
+/**
+ * Inventory benchmark (issue 3). Prints figures; it is not a timed test and asserts nothing.
+ * In one run, against the cluster of a test/cluster/up.sh folder (fill it first: bench/fill.ts):
+ *   (a) kube-sweep: collectInventory (page size 500, concurrency 8) in a child process
+ *       (bench/inventory-runner.ts, bundled and minified with ncc as dist/ is; `--runner ts`
+ *       runs the TypeScript in place instead) that reports its own peak RSS;
+ *   (b) the seed script's scan (bench/seed-000-scan.sh): kubectl get per resource type and a
+ *       bash loop with two awk processes per object;
+ *   (c) the floor (bench/curl-floor.sh): every list as PartialObjectMetadataList with curl,
+ *       all resources in parallel;
+ *   (c') for comparison only: the same lists unpaged, in one curl --parallel process.
+ * (a), (c) and (c') run `--runs` times each, alternating, after one untimed warm-up of each;
+ * (b) runs once (it takes minutes), last.
+ *
+ *   node --experimental-transform-types --disable-warning=ExperimentalWarning \
+ *     --import ./bench/ts-hooks.mjs bench/inventory.ts --cluster-dir /tmp/kube-sweep-bench
+ *   options: --runs 3, --skip-seed, --runner bundle|ts, --also-page-size N (each run also times
+ *            (a) with that page size, for comparison), --touch (before each run, write one
+ *            object of each bench resource: continue pages then come from the watch cache),
+ *            --cpu-prof <dir> (one extra, untimed, profiled run of (a), TypeScript runner so
+ *            that function names are kept), --json <file> (all figures as JSON)
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createApiClient } from '../src/cluster/api-client.js';
+import { loadKubeconfig } from '../src/cluster/kubeconfig.js';
+import { resourcesToList } from '../src/inventory/collect.js';
+import { discover } from '../src/inventory/discovery.js';
+import { collectionPath } from '../src/inventory/list.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: {
+    'cluster-dir': { type: 'string', default: process.env.KUBE_SWEEP_CLUSTER_DIR ?? '/tmp/kube-sweep-bench' },
+    runs: { type: 'string', default: '3' },
+    'skip-seed': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+    json: { type: 'string' },
+    runner: { type: 'string', default: 'bundle' },
+    'also-page-size': { type: 'string' },
+    touch: { type: 'boolean', default: false },
+  },
+});
+const clusterDir = values['cluster-dir'];
+const runs = Math.max(1, Number(values.runs));
+const kubeconfig = join(clusterDir, 'kubeconfig');
+const pki = join(clusterDir, 'pki');
+const kubectl = /^export KUBECTL='([^']+)'/m.exec(readFileSync(join(clusterDir, 'env'), 'utf8'))?.[1];
+if (!kubectl) throw new Error(`no KUBECTL line in ${join(clusterDir, 'env')}; start the cluster with up.sh`);
+
+interface Exit {
+  wallMs: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; wall time from spawn to exit. */
+function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string } = {}) {
+  return new Promise<Exit>((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { env: options.env ?? process.env, stdio: 'pipe' });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({
+        wallMs: performance.now() - started,
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const ms = (x: number) => `${Math.round(x)} ms`;
+const ratio = (x: number, y: number) => (x / y).toFixed(2);
+/** 1-minute load average: other work on the machine skews every figure. */
+const load = () => `load ${loadavg()[0]!.toFixed(1)}/${cpus().length} cpus`;
+
+// --- what to list: the same resources collectInventory lists (discovery, not timed) ---------
+const loaded = loadKubeconfig(kubeconfig, '', process.env);
+const api = await createApiClient(loaded, { timeoutMs: 30_000 });
+const targets = resourcesToList(await discover(api));
+await api.close();
+const keyOf = (r: { group: string; resource: string }) => (r.group ? `${r.resource}.${r.group}` : r.resource);
+const paths = targets.map((r) => collectionPath(r));
+
+// --- (a) --------------------------------------------------------------------------------------
+interface RunnerResult {
+  startupMs: number;
+  collectMs: number;
+  discoveryMs: number;
+  listMs: number;
+  resourcesListed: number;
+  pages: number;
+  requests: number;
+  coverageGaps: number;
+  objects: number;
+  namespacedObjects: number;
+  byResource: Record<string, number>;
+  rssBeforeKiB: number;
+  maxRssKiB: number;
+  vmHwmKiB?: number;
+  heapUsedAtEndKiB: number;
+  heapRetainedKiB?: number;
+  sampledPeaksKiB: Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+}
+const bundleDir = join(clusterDir, 'bench-runner');
+async function bundleRunner(): Promise<string> {
+  const exit = await run(process.execPath, [join(here, 'bundle-runner.mjs'), bundleDir]);
+  if (exit.code !== 0) throw new Error(`bundling the runner failed:\n${exit.stderr}`);
+  return exit.stdout.trim();
+}
+const tsRunner = [
+  '--experimental-transform-types',
+  '--disable-warning=ExperimentalWarning',
+  '--import',
+  join(here, 'ts-hooks.mjs'),
+  join(here, 'inventory-runner.ts'),
+];
+let runner = tsRunner;
+/**
+ * How many list requests kube-apiserver served from etcd and from its watch cache so far
+ * (apiserver_storage_list_total, summed over resources). On a quiet cluster, continue pages
+ * of a resource not written since etcd's last compaction are read from etcd, which costs the
+ * server several times more CPU than the watch cache: the figures depend on it, so it is shown.
+ */
+async function listsServed(): Promise<{ etcd: number; watchcache: number }> {
+  const exit = await run('curl', [
+    '-sS',
+    '-A',
+    'kube-sweep-bench-curl',
+    '--cacert',
+    join(pki, 'ca.crt'),
+    '--cert',
+    join(pki, 'admin.crt'),
+    '--key',
+    join(pki, 'admin.key'),
+    `${loaded.server}/metrics`,
+  ]);
+  const served = { etcd: 0, watchcache: 0 };
+  for (const m of exit.stdout.matchAll(
+    /^apiserver_storage_list_total\{[^}]*storage="(etcd|watchcache)"[^}]*\} (\S+)$/gm,
+  ))
+    served[m[1] as 'etcd' | 'watchcache'] += Number(m[2]);
+  return served;
+}
+
+/** --touch: one write per bench resource, so that its continue pages come from the watch cache. */
+async function touchBenchObjects(): Promise<void> {
+  const client = await createApiClient(loaded, { timeoutMs: 30_000 });
+  const body = { metadata: { annotations: { 'kube-sweep.test/touched': new Date().toISOString() } } };
+  const ns = '/api/v1/namespaces/bench-000';
+  const paths = [`${ns}/configmaps/config-000`, `${ns}/secrets/secret-000`];
+  for (let n = 0; n < 10; n++)
+    paths.push(`/apis/bench.kube-sweep.test/v1/namespaces/bench-000/things${n}/thing-000`);
+  try {
+    for (const path of paths)
+      await client.request({ method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
+  } finally {
+    await client.close();
+  }
+}
+
+async function runA(
+  profileDir?: string,
+  pageSize = 500,
+): Promise<RunnerResult & { wallMs: number; served: { etcd: number; watchcache: number } }> {
+  const before = await listsServed();
+  const args = [
+    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, ...tsRunner] : runner),
+    '--kubeconfig',
+    kubeconfig,
+    '--page-size',
+    String(pageSize),
+  ];
+  const exit = await run(process.execPath, args);
+  if (exit.code !== 0) throw new Error(`(a) exited ${exit.code}:\n${exit.stderr}`);
+  const last = exit.stdout.trim().split('\n').pop()!;
+  const after = await listsServed();
+  const served = { etcd: after.etcd - before.etcd, watchcache: after.watchcache - before.watchcache };
+  return { ...(JSON.parse(last) as RunnerResult), wallMs: exit.wallMs, served };
+}
+
+// --- (c) --------------------------------------------------------------------------------------
+const pagesDir = join(tmpdir(), `kube-sweep-bench-curl-${process.pid}`);
+async function runC(mode: 'paged' | 'unpaged' = 'paged') {
+  rmSync(pagesDir, { recursive: true, force: true });
+  mkdirSync(pagesDir, { recursive: true });
+  const exit = await run('bash', [join(here, 'curl-floor.sh'), loaded.server, pki, pagesDir, mode], {
+    stdin: paths.join('\n') + '\n',
+  });
+  if (exit.code !== 0) throw new Error(`(c) exited ${exit.code}:\n${exit.stderr}`);
+  // Counting happens after the clock stopped.
+  const byResource: Record<string, number> = {};
+  const uids = new Set<string>();
+  let items = 0;
+  let pages = 0;
+  for (const file of readdirSync(pagesDir)) {
+    const index = Number(file.split('-')[0]);
+    const list = JSON.parse(readFileSync(join(pagesDir, file), 'utf8')) as {
+      items?: { metadata?: { uid?: string } }[];
+    };
+    pages++;
+    const key = keyOf(targets[index]!);
+    for (const item of list.items ?? []) {
+      items++;
+      byResource[key] = (byResource[key] ?? 0) + 1;
+      if (item.metadata?.uid) uids.add(item.metadata.uid);
+    }
+  }
+  rmSync(pagesDir, { recursive: true, force: true });
+  return { wallMs: exit.wallMs, items, uniqueObjects: uids.size, pages, byResource };
+}
+
+// --- (b) --------------------------------------------------------------------------------------
+async function runB() {
+  const timeFile = join(tmpdir(), `kube-sweep-bench-time-${process.pid}`);
+  const env = { ...process.env, KUBECONFIG: kubeconfig, PATH: `${dirname(kubectl!)}:${process.env.PATH}` };
+  const exit = await run(
+    '/usr/bin/time',
+    ['-f', '%e %M', '-o', timeFile, 'bash', join(here, 'seed-000-scan.sh')],
+    { env },
+  );
+  const [, peakKiB] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).map(Number);
+  rmSync(timeFile, { force: true });
+  const byResource: Record<string, number> = {};
+  let lines = 0;
+  for (const m of exit.stderr.matchAll(/^bench: seen (\S+) (\d+)$/gm)) {
+    byResource[m[1]!] = Number(m[2]);
+    lines += Number(m[2]);
+  }
+  const leftovers = exit.stdout.split('\n').filter((l) => l.startsWith('api-resource:')).length;
+  const otherErrors = exit.stderr
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('bench: seen'))
+    .slice(0, 5);
+  return {
+    wallMs: exit.wallMs,
+    code: exit.code,
+    lines,
+    leftovers,
+    byResource,
+    peakChildKiB: peakKiB,
+    otherErrors,
+  };
+}
+
+// --- the runs ---------------------------------------------------------------------------------
+console.log(`kube-sweep inventory benchmark, ${new Date().toISOString()}, ${loaded.server}, ${load()}`);
+if (values.runner === 'bundle') {
+  const t = performance.now();
+  runner = [await bundleRunner()];
+  console.log(
+    `(a) runner bundled with ncc (minified, as dist/) in ${ms(performance.now() - t)}: ${runner[0]}`,
+  );
+} else {
+  console.log('(a) runner: TypeScript in place (--experimental-transform-types)');
+}
+console.log(
+  `${targets.length} listable resources; ${runs} timed run(s) of (a), (c) and (c') after one warm-up each`,
+);
+await runC();
+await runC('unpaged');
+await runA();
+const aRuns: Awaited<ReturnType<typeof runA>>[] = [];
+const cRuns: Awaited<ReturnType<typeof runC>>[] = [];
+const uRuns: Awaited<ReturnType<typeof runC>>[] = [];
+const alsoPageSize = values['also-page-size'] ? Number(values['also-page-size']) : undefined;
+const pRuns: Awaited<ReturnType<typeof runA>>[] = [];
+for (let i = 0; i < runs; i++) {
+  if (values.touch) await touchBenchObjects();
+  const c = await runC();
+  cRuns.push(c);
+  const u = await runC('unpaged');
+  uRuns.push(u);
+  const a = await runA();
+  aRuns.push(a);
+  console.log(
+    `run ${i + 1}: (a) collectInventory ${ms(a.collectMs)} (lists ${ms(a.listMs)}), process ${ms(a.wallMs)}, ` +
+      `peak RSS ${(a.maxRssKiB / 1024).toFixed(0)} MiB, ${a.objects} objects; (c) ${ms(c.wallMs)}, ` +
+      `${c.uniqueObjects} objects; (c') ${ms(u.wallMs)}, ${u.uniqueObjects} objects; ${load()}; ` +
+      `(a)'s lists served from etcd ${a.served.etcd}, from the watch cache ${a.served.watchcache}`,
+  );
+  if (alsoPageSize) {
+    const p = await runA(undefined, alsoPageSize);
+    pRuns.push(p);
+    console.log(
+      `       (a) with page size ${alsoPageSize}: collectInventory ${ms(p.collectMs)}, ${p.requests} requests, ` +
+        `peak RSS ${(p.maxRssKiB / 1024).toFixed(0)} MiB, ${p.objects} objects`,
+    );
+  }
+}
+let profile: string | undefined;
+if (values['cpu-prof']) {
+  mkdirSync(values['cpu-prof'], { recursive: true });
+  const p = await runA(values['cpu-prof']);
+  profile = values['cpu-prof'];
+  console.log(`profiled (a), untimed: collectInventory ${ms(p.collectMs)}; .cpuprofile in ${profile}`);
+}
+let b: Awaited<ReturnType<typeof runB>> | undefined;
+if (!values['skip-seed']) {
+  console.log('(b) seed scan: running once, this takes minutes ...');
+  b = await runB();
+  console.log(`(b) done in ${ms(b.wallMs)}; ${load()}`);
+}
+
+// --- figures ----------------------------------------------------------------------------------
+const aCollect = median(aRuns.map((r) => r.collectMs));
+const aWall = median(aRuns.map((r) => r.wallMs));
+const aList = median(aRuns.map((r) => r.listMs));
+const cWall = median(cRuns.map((r) => r.wallMs));
+const uWall = median(uRuns.map((r) => r.wallMs));
+const aPeakMiB = Math.max(...aRuns.map((r) => r.maxRssKiB)) / 1024;
+const lastA = aRuns[aRuns.length - 1]!;
+const lastC = cRuns[cRuns.length - 1]!;
+
+console.log('\nwall time (median of the timed runs; min..max)');
+const range = (xs: number[]) => `${ms(Math.min(...xs))}..${ms(Math.max(...xs))}`;
+console.log(`  (a) collectInventory      ${ms(aCollect)}  (${range(aRuns.map((r) => r.collectMs))})`);
+console.log(
+  `      of which lists        ${ms(aList)}; discovery ${ms(median(aRuns.map((r) => r.discoveryMs)))}`,
+);
+console.log(
+  `  (a) whole child process   ${ms(aWall)}  (${range(aRuns.map((r) => r.wallMs))}; Node start-up + module load ${ms(median(aRuns.map((r) => r.startupMs)))})`,
+);
+if (pRuns.length)
+  console.log(
+    `  (a) page size ${alsoPageSize}  ${ms(median(pRuns.map((r) => r.collectMs)))}  (${range(pRuns.map((r) => r.collectMs))}; ` +
+      `peak RSS max ${(Math.max(...pRuns.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} MiB; not a target, for comparison)`,
+  );
+console.log(`  (c) curl floor, paged      ${ms(cWall)}  (${range(cRuns.map((r) => r.wallMs))})`);
+console.log(`  (c') curl, unpaged        ${ms(uWall)}  (${range(uRuns.map((r) => r.wallMs))})`);
+if (b) console.log(`  (b) seed scan             ${ms(b.wallMs)}  (exit ${b.code})`);
+
+console.log('\nratios');
+if (b) {
+  console.log(
+    `  b/a  ${ratio(b.wallMs, aCollect)}x faster (collectInventory), ${ratio(b.wallMs, aWall)}x (whole process)   target >= 20`,
+  );
+  console.log(
+    `  a/b  ${(aCollect / b.wallMs).toFixed(4)} (collectInventory), ${(aWall / b.wallMs).toFixed(4)} (whole process)`,
+  );
+}
+console.log(
+  `  a/c  ${ratio(aCollect, cWall)} (collectInventory), ${ratio(aWall, cWall)} (whole process)   target <= 1.5`,
+);
+console.log(
+  `  a/c' ${ratio(aCollect, uWall)} (collectInventory), ${ratio(aWall, uWall)} (whole process)   (no target)`,
+);
+
+console.log('\nobjects seen');
+console.log(
+  `  (a) ${lastA.objects} objects (${lastA.namespacedObjects} namespaced), ${lastA.resourcesListed} resources, ` +
+    `${lastA.requests} requests, pages stat ${lastA.pages}, ${lastA.coverageGaps} coverage gaps`,
+);
+const lastU = uRuns[uRuns.length - 1]!;
+console.log(`  (c') ${lastU.uniqueObjects} unique objects (${lastU.items} items)`);
+console.log(
+  `  (c) ${lastC.uniqueObjects} unique objects (${lastC.items} items, events listed under two groups), ${lastC.pages} pages`,
+);
+const diffs: string[] = [];
+for (const key of new Set([...Object.keys(lastA.byResource), ...Object.keys(lastC.byResource)])) {
+  const x = lastA.byResource[key] ?? 0;
+  const y = lastC.byResource[key] ?? 0;
+  // (a) keeps an event listed under both groups once: compare events.events.k8s.io loosely.
+  if (x !== y && key !== 'events.events.k8s.io') diffs.push(`${key}: a ${x}, c ${y}`);
+}
+console.log(diffs.length ? `  a vs c differ: ${diffs.join('; ')}` : '  a and c agree per resource');
+if (b) {
+  // (b) lists only namespaced resources, and events twice (core and events.k8s.io).
+  const expected = lastA.namespacedObjects + (lastC.byResource['events.events.k8s.io'] ?? 0);
+  console.log(
+    `  (b) ${b.lines} lines over ${Object.keys(b.byResource).length} resource types ` +
+      `(a's namespaced objects + events again under events.k8s.io: ${expected}); ${b.leftovers} leftover lines printed`,
+  );
+  const bDiffs = Object.entries(b.byResource)
+    .filter(([key, n]) => key !== 'events.events.k8s.io' && n !== (lastA.byResource[key] ?? 0))
+    .map(([key, n]) => `${key}: b ${n}, a ${lastA.byResource[key] ?? 0}`);
+  console.log(bDiffs.length ? `  a vs b differ: ${bDiffs.join('; ')}` : '  a and b agree per resource');
+  if (b.otherErrors.length) console.log(`  (b) stderr: ${b.otherErrors.join(' | ')}`);
+}
+
+console.log('\nmemory');
+console.log(
+  `  (a) peak RSS ${aPeakMiB.toFixed(0)} MiB (max over runs; VmHWM of the last ${((lastA.vmHwmKiB ?? 0) / 1024).toFixed(0)} MiB, ` +
+    `heap used at the end ${(lastA.heapUsedAtEndKiB / 1024).toFixed(0)} MiB)   target < 300 MB`,
+);
+console.log(
+  `      RSS before collectInventory (Node + modules loaded, kubeconfig read, client made): ` +
+    `${(median(aRuns.map((r) => r.rssBeforeKiB)) / 1024).toFixed(0)} MiB (median)`,
+);
+const sp = lastA.sampledPeaksKiB;
+const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
+console.log(
+  `      sampled peaks during collectInventory (last run): rss ${mib(sp.rss)}, V8 heap reserved ${mib(sp.heapTotal)}, ` +
+    `heap used ${mib(sp.heapUsed)}, external ${mib(sp.external)} (Buffers ${mib(sp.arrayBuffers)})`,
+);
+if (b)
+  console.log(
+    `  (b) largest single process (kubectl) peak RSS ${((b.peakChildKiB ?? 0) / 1024).toFixed(0)} MiB`,
+  );
+
+console.log('\ntargets');
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+if (b)
+  console.log(
+    `  >= 20x faster than (b): ${verdict(b.wallMs / aCollect >= 20)} (collectInventory), ${verdict(b.wallMs / aWall >= 20)} (whole process)`,
+  );
+else console.log('  >= 20x faster than (b): not measured (--skip-seed)');
+console.log(
+  `  within 1.5x of (c):     ${verdict(aCollect / cWall <= 1.5)} (collectInventory), ${verdict(aWall / cWall <= 1.5)} (whole process)`,
+);
+console.log(`  peak memory < 300 MB:   ${verdict(aPeakMiB * 1024 * 1024 < 300e6)}`);
+
+if (values.json) {
+  writeFileSync(
+    values.json,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        server: loaded.server,
+        runner: values.runner,
+        aRuns,
+        cRuns,
+        uRuns,
+        alsoPageSize,
+        pRuns,
+        b,
+        profile,
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(`\nall figures: ${values.json}`);
+}
