@@ -4,7 +4,7 @@ import { KubernetesApiError } from '../cluster/errors.js';
 import type { HelmPort } from '../helm/helm-cli.js';
 import { groupOf, parseManifest } from '../helm/manifest.js';
 import { collectionPath } from '../inventory/list.js';
-import type { TeardownPlan } from '../plan/build-plan.js';
+import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { systemClock, type Clock } from '../util/wait.js';
@@ -146,14 +146,182 @@ export function objectsToAwait(
   return { awaited, kept, unserved: [...unserved].sort(), unverifiable: [...unverifiable].sort() };
 }
 
+/** What the steps of one stage share: the API and Helm ports, the clock and the time left. */
+interface StageContext {
+  readonly plan: TeardownPlan;
+  readonly options: TeardownOptions;
+  readonly ports: TeardownPorts;
+  readonly clock: Clock;
+  /** ms this stage's waits may still take (min of stage-timeout and the overall deadline). */
+  readonly budget: () => number;
+  readonly byKey: ReadonlyMap<string, ReleaseFacts>;
+  /** Requests that failed; the verdict cannot be clean when any did. */
+  readonly errors: string[];
+}
+
+const describeError = (error: unknown) =>
+  error instanceof KubernetesApiError ? error.message : ((error as Error)?.message ?? String(error));
+
+/** A failure that means the cluster is gone (unreachable, TLS): the run stops; others are recorded. */
+const isFatal = (error: unknown) => (error as Error)?.name === 'ClusterAccessError';
+
 /**
- * Executes a teardown plan, stage by stage: deletes (deletecollection) the instances in scope
- * of the CRDs the stage's releases ship and waits for them while their controller still runs;
- * `helm uninstall`s the stage's releases, bounded in parallel; waits until every object of
- * their manifests is gone. A stage that times out is recorded (which object, which
- * finalizer) and the next stage still runs, so as much as possible is cleaned. Then the
- * scoped namespaces are deleted and awaited (namespaces.ts). Protected namespaces are never
- * touched; nothing outside the plan is deleted.
+ * Step 1 of a stage: in the scoped namespaces, delete (deletecollection) the instances of the
+ * CRDs the stage's releases ship, and wait for them while their controller still runs.
+ * @returns the outcome per CRD, and the CRDs whose instances could not be checked.
+ */
+async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) {
+  const crdInstances: CrdInstancesOutcome[] = [];
+  const unchecked = new Set<string>();
+  for (const crd of stage.crdInstancesFirst) {
+    if (!crd.namespaced) {
+      c.ports.log(
+        `CRD ${crd.name} is cluster-scoped: its instances are outside the namespace scope and are left to Helm`,
+      );
+      continue;
+    }
+    const address = c.ports.resources(crd.group, crd.kind, crd.versions[0]);
+    if (!address) continue; // no longer served: nothing to delete
+    const awaited: AwaitedObject[] = [];
+    for (const ns of c.plan.scope.namespaces) {
+      const path = collectionPath(address, ns);
+      try {
+        const list = await c.ports.api.request<{ items?: { metadata?: { name?: string } }[] }>({ path });
+        for (const item of list.items ?? []) {
+          const name = item.metadata?.name ?? '';
+          awaited.push({
+            apiVersion: `${address.group}/${address.version}`,
+            kind: crd.kind,
+            namespace: ns,
+            name,
+            address,
+          });
+        }
+        if ((list.items ?? []).length > 0) await c.ports.api.request({ method: 'DELETE', path });
+      } catch (error) {
+        if (error instanceof KubernetesApiError && error.status === 404) continue;
+        if (isFatal(error)) throw error;
+        c.errors.push(`deleting ${crd.kind} objects in ${ns}: ${describeError(error)}`);
+        unchecked.add(crd.name);
+      }
+    }
+    if (awaited.length === 0) continue;
+    c.ports.log(
+      `deleting ${awaited.length} ${crd.kind} objects (CRD ${crd.name}) while their controller still runs`,
+    );
+    let remaining: Blocker[] = [];
+    try {
+      remaining = await waitUntilGone(c.ports.api, awaited, { timeoutMs: c.budget(), clock: c.clock });
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      c.errors.push(`waiting for ${crd.kind} objects to be gone: ${describeError(error)}`);
+      unchecked.add(crd.name);
+    }
+    for (const b of remaining)
+      c.ports.log(`still there: ${b.kind} ${b.namespace}/${b.name} finalizers [${b.finalizers.join(', ')}]`);
+    crdInstances.push({ crd: crd.name, namespaces: c.plan.scope.namespaces, remaining });
+  }
+  return { crdInstances, unchecked };
+}
+
+/**
+ * Step 2: `helm uninstall` each release of the stage, bounded in parallel. A release whose
+ * CRDs still have instances (or could not be checked) is skipped: uninstalling it would take
+ * away the controller that must finalize them.
+ */
+async function uninstallStage(
+  stage: PlannedStage,
+  c: StageContext,
+  first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
+): Promise<ReleaseOutcome[]> {
+  const limit = pLimit(c.options.uninstallConcurrency);
+  return Promise.all(
+    stage.releases.map((key) =>
+      limit(async (): Promise<ReleaseOutcome> => {
+        const facts = c.byKey.get(key)!;
+        const before = facts.release.status;
+        const stranded = first.crdInstances.filter(
+          (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
+        );
+        const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
+        if (stranded.length > 0 || unchecked.length > 0) {
+          const message =
+            stranded.length > 0
+              ? `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
+              : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
+          c.ports.log(`${key}: ${message}`);
+          return { release: key, status: 'skipped', helmStatusBefore: before, durationMs: 0, message };
+        }
+        const t0 = c.clock.now();
+        const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
+        const durationMs = c.clock.now() - t0;
+        if (r.exitCode === 0) {
+          c.ports.log(`uninstalled ${key} (was ${before}) in ${durationMs} ms`);
+          return { release: key, status: 'uninstalled', helmStatusBefore: before, durationMs };
+        }
+        const message =
+          tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
+        c.ports.log(`helm uninstall ${key} failed: ${message}`);
+        return { release: key, status: 'failed', helmStatusBefore: before, durationMs, message };
+      }),
+    ),
+  );
+}
+
+/** Step 3: wait until every object of the stage's manifests is gone; name what is left. */
+async function awaitStageObjects(stage: PlannedStage, c: StageContext) {
+  const awaited: AwaitedObject[] = [];
+  const kept: StageResult['kept'][number][] = [];
+  const unserved = new Set<string>();
+  const unverifiable = new Set<string>();
+  for (const key of stage.releases) {
+    const o = objectsToAwait(c.byKey.get(key)!, c.ports.resources, c.options.failedGroupVersions);
+    awaited.push(...o.awaited);
+    kept.push(...o.kept);
+    o.unserved.forEach((k) => unserved.add(k));
+    o.unverifiable.forEach((k) => unverifiable.add(k));
+  }
+  for (const k of unserved)
+    c.ports.log(`${k} is no longer served (its CRD went before this stage); not awaited`);
+  for (const k of unverifiable) c.ports.log(`${k} cannot be checked: its group-version failed discovery`);
+  let remaining: Blocker[] = [];
+  try {
+    remaining = await waitUntilGone(c.ports.api, awaited, {
+      timeoutMs: c.budget(),
+      clock: c.clock,
+      onProgress: (left) =>
+        left > 0 && c.ports.log(`waiting for ${left} of ${awaited.length} objects to be gone`),
+    });
+    if (awaited.length > 0 && remaining.length === 0)
+      c.ports.log(`all ${awaited.length} objects of the stage are gone`);
+  } catch (error) {
+    if (isFatal(error)) throw error;
+    c.errors.push(`waiting for the stage's objects to be gone: ${describeError(error)}`);
+  }
+  for (const b of remaining) {
+    c.ports.log(
+      `still there after the stage: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}` +
+        (b.finalizers.length ? ` finalizers [${b.finalizers.join(', ')}]` : '') +
+        (b.deletionTimestamp ? ` deleting since ${b.deletionTimestamp}` : ' (not being deleted)'),
+    );
+  }
+  return {
+    remaining,
+    kept,
+    unservedKinds: [...unserved].sort(),
+    unverifiableKinds: [...unverifiable].sort(),
+  };
+}
+
+/**
+ * Executes a teardown plan, stage by stage: custom resources first while their controller
+ * still runs (step 1), `helm uninstall` (step 2), wait until the manifests' objects are gone
+ * (step 3). A stage that times out or cannot check something is recorded (which object, which
+ * finalizer, which request) and the next stage still runs, so as much as possible is cleaned.
+ * Then the scoped namespaces are deleted and awaited (namespaces.ts), and objects left by Helm
+ * hooks are looked for. Protected namespaces are never touched; nothing outside the plan is
+ * deleted.
+ * @throws ClusterAccessError when the cluster stops answering (unreachable, TLS)
  */
 export async function runTeardown(
   plan: TeardownPlan,
@@ -168,165 +336,23 @@ export async function runTeardown(
   const stages: StageResult[] = [];
 
   for (const stage of plan.stages) {
-    const result = await ports.group(
-      `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`,
-      async () => {
-        const stageStart = clock.now();
-        const crdInstances: CrdInstancesOutcome[] = [];
-        const errors: string[] = [];
-        const uncheckedCrds = new Set<string>();
-        const describe = (error: unknown) =>
-          error instanceof KubernetesApiError ? error.message : ((error as Error)?.message ?? String(error));
-        for (const crd of stage.crdInstancesFirst) {
-          if (!crd.namespaced) {
-            ports.log(
-              `CRD ${crd.name} is cluster-scoped: its instances are outside the namespace scope and are left to Helm`,
-            );
-            continue;
-          }
-          const address = ports.resources(crd.group, crd.kind, crd.versions[0]);
-          if (!address) continue; // no longer served: nothing to delete
-          const awaited: AwaitedObject[] = [];
-          for (const ns of plan.scope.namespaces) {
-            const path = collectionPath(address, ns);
-            try {
-              const list = await ports.api.request<{ items?: { metadata?: { name?: string } }[] }>({ path });
-              for (const item of list.items ?? []) {
-                awaited.push({
-                  apiVersion: `${address.group}/${address.version}`,
-                  kind: crd.kind,
-                  namespace: ns,
-                  name: item.metadata?.name ?? '',
-                  address,
-                });
-              }
-              if ((list.items ?? []).length > 0) await ports.api.request({ method: 'DELETE', path });
-            } catch (error) {
-              if (error instanceof KubernetesApiError && error.status === 404) continue;
-              if ((error as Error)?.name === 'ClusterAccessError') throw error;
-              errors.push(`deleting ${crd.kind} objects in ${ns}: ${describe(error)}`);
-              uncheckedCrds.add(crd.name);
-            }
-          }
-          if (awaited.length === 0) continue;
-          ports.log(
-            `deleting ${awaited.length} ${crd.kind} objects (CRD ${crd.name}) while their controller still runs`,
-          );
-          let remaining: Blocker[] = [];
-          try {
-            remaining = await waitUntilGone(ports.api, awaited, { timeoutMs: budget(), clock });
-          } catch (error) {
-            if ((error as Error)?.name === 'ClusterAccessError') throw error;
-            errors.push(`waiting for ${crd.kind} objects to be gone: ${describe(error)}`);
-            uncheckedCrds.add(crd.name);
-          }
-          for (const b of remaining)
-            ports.log(
-              `still there: ${b.kind} ${b.namespace}/${b.name} finalizers [${b.finalizers.join(', ')}]`,
-            );
-          crdInstances.push({ crd: crd.name, namespaces: plan.scope.namespaces, remaining });
-        }
-
-        const limit = pLimit(options.uninstallConcurrency);
-        const releases = await Promise.all(
-          stage.releases.map((key) =>
-            limit(async (): Promise<ReleaseOutcome> => {
-              const facts = byKey.get(key)!;
-              const stranded = crdInstances.filter(
-                (c) => c.remaining.length > 0 && facts.crds.some((crd) => crd.name === c.crd),
-              );
-              const unchecked = facts.crds
-                .filter((crd) => uncheckedCrds.has(crd.name))
-                .map((crd) => crd.name);
-              if (stranded.length > 0 || unchecked.length > 0) {
-                const message =
-                  stranded.length > 0
-                    ? `not uninstalled: ${stranded.map((c) => `${c.remaining.length} ${c.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
-                    : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
-                ports.log(`${key}: ${message}`);
-                return {
-                  release: key,
-                  status: 'skipped',
-                  helmStatusBefore: facts.release.status,
-                  durationMs: 0,
-                  message,
-                };
-              }
-              const t0 = clock.now();
-              const r = await ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, budget()) });
-              const durationMs = clock.now() - t0;
-              if (r.exitCode === 0) {
-                ports.log(`uninstalled ${key} (was ${facts.release.status}) in ${durationMs} ms`);
-                return {
-                  release: key,
-                  status: 'uninstalled',
-                  helmStatusBefore: facts.release.status,
-                  durationMs,
-                };
-              }
-              const message =
-                tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
-              ports.log(`helm uninstall ${key} failed: ${message}`);
-              return {
-                release: key,
-                status: 'failed',
-                helmStatusBefore: facts.release.status,
-                durationMs,
-                message,
-              };
-            }),
-          ),
-        );
-
-        const awaited: AwaitedObject[] = [];
-        const kept: StageResult['kept'][number][] = [];
-        const unserved = new Set<string>();
-        const unverifiable = new Set<string>();
-        for (const key of stage.releases) {
-          const o = objectsToAwait(byKey.get(key)!, ports.resources, options.failedGroupVersions);
-          awaited.push(...o.awaited);
-          kept.push(...o.kept);
-          o.unserved.forEach((k) => unserved.add(k));
-          o.unverifiable.forEach((k) => unverifiable.add(k));
-        }
-        for (const k of unserved)
-          ports.log(`${k} is no longer served (its CRD went before this stage); not awaited`);
-        for (const k of unverifiable) ports.log(`${k} cannot be checked: its group-version failed discovery`);
-        let remaining: Blocker[] = [];
-        try {
-          remaining = await waitUntilGone(ports.api, awaited, {
-            timeoutMs: budget(),
-            clock,
-            onProgress: (left) =>
-              left > 0 && ports.log(`waiting for ${left} of ${awaited.length} objects to be gone`),
-          });
-          if (awaited.length > 0 && remaining.length === 0)
-            ports.log(`all ${awaited.length} objects of the stage are gone`);
-        } catch (error) {
-          if ((error as Error)?.name === 'ClusterAccessError') throw error;
-          errors.push(`waiting for the stage's objects to be gone: ${describe(error)}`);
-        }
-        for (const e of errors) ports.log(`could not check: ${e}`);
-        for (const b of remaining) {
-          ports.log(
-            `still there after the stage: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}` +
-              (b.finalizers.length ? ` finalizers [${b.finalizers.join(', ')}]` : '') +
-              (b.deletionTimestamp ? ` deleting since ${b.deletionTimestamp}` : ' (not being deleted)'),
-          );
-        }
-        return {
-          index: stage.index,
-          releases,
-          crdInstances,
-          remaining,
-          kept,
-          unservedKinds: [...unserved].sort(),
-          unverifiableKinds: [...unverifiable].sort(),
-          errors,
-          durationMs: clock.now() - stageStart,
-        };
-      },
-    );
+    const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
+    const result = await ports.group(title, async (): Promise<StageResult> => {
+      const stageStart = clock.now();
+      const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
+      const first = await deleteCustomResourcesFirst(stage, c);
+      const releases = await uninstallStage(stage, c, first);
+      const objects = await awaitStageObjects(stage, c);
+      for (const e of c.errors) ports.log(`could not check: ${e}`);
+      return {
+        index: stage.index,
+        releases,
+        crdInstances: first.crdInstances,
+        ...objects,
+        errors: c.errors,
+        durationMs: clock.now() - stageStart,
+      };
+    });
     stages.push(result);
   }
 
