@@ -5,6 +5,7 @@
  * And the other way round: a release installed and uninstalled properly (Helm 4 and Helm 3)
  * leaves nothing the Helm rules report.
  */
+import { waitFor } from '../../../src/util/wait.js';
 import { clusterEnv, createNamespace, deleteIfPresent, helm, uniqueName } from '../support/cluster.js';
 import { chart, helm4 } from '../support/widgets.js';
 import { helm4Ok, helmFindings, summarize, writeChart } from './support/helm.js';
@@ -99,6 +100,19 @@ test.each(['helm4', 'helm3'] as const)(
         0,
       );
       expect((await run(['uninstall', 'web', '-n', ns])).exitCode).toBe(0);
+      // A proper uninstall ends when the garbage collector has removed what the Deployment
+      // made (ReplicaSet, Pods); until then a Pod briefly names an owner that is gone.
+      await waitFor(
+        async () => {
+          const pods = await api.request<{ items: unknown[] }>({ path: `/api/v1/namespaces/${ns}/pods` });
+          const sets = await api.request<{ items: unknown[] }>({
+            path: `/apis/apps/v1/namespaces/${ns}/replicasets`,
+          });
+          const done = pods.items.length === 0 && sets.items.length === 0;
+          return { done, value: done };
+        },
+        { timeoutMs: 60_000, description: 'the garbage collector to remove the ReplicaSet and Pods' },
+      );
       const findings = findingsOf(await snapshot(api), [ns]);
       expect(summarize(findingsAbout(findings, [ns]))).toEqual([]);
     } finally {
