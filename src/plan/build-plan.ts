@@ -144,6 +144,29 @@ export function buildPlan(input: PlanInput): TeardownPlan {
       }
     }
   }
+  // A namespace that is deleted takes every release in it along, uninstalled or not: a release
+  // there that is not torn down would lose its record and strand its cluster-scoped objects.
+  if (input.deleteNamespaces && input.releaseRefs.length > 0) {
+    const chosenKeys = new Set(facts.map((f) => f.key));
+    for (const r of input.foundReleases) {
+      if (scoped.has(r.namespace) && !chosenKeys.has(releaseKey(r))) {
+        refusals.push(
+          `namespace ${r.namespace} is to be deleted but holds release ${releaseKey(r)}, which 'releases' does not list; ` +
+            "add it to 'releases', or set delete-namespaces: false",
+        );
+      }
+    }
+  }
+  // A release's own objects go with it, even in other namespaces: say so before it happens.
+  for (const f of facts) {
+    for (const o of f.objects) {
+      if (o.namespace !== undefined && o.namespace !== f.release.namespace && !scoped.has(o.namespace)) {
+        warnings.push(
+          `release ${f.key} also has ${o.kind} ${o.namespace}/${o.name}, in a namespace outside the scope: uninstalling the release deletes it`,
+        );
+      }
+    }
+  }
   if (
     input.scope.namespaces.length === 0 &&
     input.scope.protectedMatched.length > 0 &&

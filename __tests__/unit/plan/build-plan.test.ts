@@ -91,6 +91,7 @@ test('CRDs from the chart crds/ folder count as shipped by the release', () => {
 test('uninstalling an operator whose CRD has instances outside the scope is refused', () => {
   const p = plan({
     releaseRefs: [{ namespace: 'fixture-helm4', name: 'operator' }],
+    deleteNamespaces: false,
     instancesOf: (group, kind) =>
       group === 'fixture4.kube-sweep.test' && kind === 'Widget'
         ? [
@@ -104,4 +105,27 @@ test('uninstalling an operator whose CRD has instances outside the scope is refu
       'and with it 1 Widget object(s) outside the scope (other-team/w1); add their namespaces to the scope or tear them down first',
   ]);
   expect(plan({}).refusals).toEqual([]);
+});
+
+test('deleting a namespace that holds a release the releases input does not list is refused', () => {
+  const p = plan({ releaseRefs: [{ namespace: 'fixture-helm4', name: 'app' }] });
+  expect(p.refusals).toEqual([
+    "namespace fixture-helm4 is to be deleted but holds release fixture-helm4/operator, which 'releases' does not list; " +
+      "add it to 'releases', or set delete-namespaces: false",
+  ]);
+  expect(
+    plan({ releaseRefs: [{ namespace: 'fixture-helm4', name: 'app' }], deleteNamespaces: false }).refusals,
+  ).toEqual([]);
+});
+
+test("a release's object in a namespace outside the scope is named before the teardown", () => {
+  const app = recordedRelease('helm4-app.json');
+  const crossing = {
+    ...app,
+    manifest: `${app.manifest}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: other-team\n`,
+  };
+  const p = plan({ foundReleases: [crossing] });
+  expect(p.warnings).toContain(
+    'release fixture-helm4/app also has ConfigMap other-team/shared, in a namespace outside the scope: uninstalling the release deletes it',
+  );
 });
