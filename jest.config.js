@@ -9,6 +9,8 @@ const common = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': tsJest },
   testEnvironment: 'node',
+  // The local control plane's data (etcd writes *.snap files) is not part of the test tree.
+  modulePathIgnorePatterns: ['<rootDir>/.cluster/'],
 };
 export default {
   projects: [

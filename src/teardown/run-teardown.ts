@@ -269,14 +269,17 @@ async function uninstallStage(
 }
 
 /** Step 3: wait until every object of the stage's manifests is gone; name what is left. */
-async function awaitStageObjects(stage: PlannedStage, c: StageContext) {
+async function awaitStageObjects(stage: PlannedStage, c: StageContext, releases: readonly ReleaseOutcome[]) {
+  // Objects of a release that was not uninstalled will not go: look once, do not wait for them.
+  const notGoing = new Set(releases.filter((r) => r.status !== 'uninstalled').map((r) => r.release));
   const awaited: AwaitedObject[] = [];
+  const checkedOnce: AwaitedObject[] = [];
   const kept: StageResult['kept'][number][] = [];
   const unserved = new Set<string>();
   const unverifiable = new Set<string>();
   for (const key of stage.releases) {
     const o = objectsToAwait(c.byKey.get(key)!, c.ports.resources, c.options.failedGroupVersions);
-    awaited.push(...o.awaited);
+    (notGoing.has(key) ? checkedOnce : awaited).push(...o.awaited);
     kept.push(...o.kept);
     o.unserved.forEach((k) => unserved.add(k));
     o.unverifiable.forEach((k) => unverifiable.add(k));
@@ -294,6 +297,10 @@ async function awaitStageObjects(stage: PlannedStage, c: StageContext) {
     });
     if (awaited.length > 0 && remaining.length === 0)
       c.ports.log(`all ${awaited.length} objects of the stage are gone`);
+    remaining = [
+      ...remaining,
+      ...(await waitUntilGone(c.ports.api, checkedOnce, { timeoutMs: 0, clock: c.clock })),
+    ];
   } catch (error) {
     if (isFatal(error)) throw error;
     c.errors.push(`waiting for the stage's objects to be gone: ${describeError(error)}`);
@@ -342,7 +349,7 @@ export async function runTeardown(
       const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
       const first = await deleteCustomResourcesFirst(stage, c);
       const releases = await uninstallStage(stage, c, first);
-      const objects = await awaitStageObjects(stage, c);
+      const objects = await awaitStageObjects(stage, c, releases);
       for (const e of c.errors) ports.log(`could not check: ${e}`);
       return {
         index: stage.index,

@@ -155,6 +155,12 @@ test('a release that fails to uninstall keeps its namespace (and Helm record) fo
     expect(
       await getOrUndefined(api, `/api/v1/namespaces/${ns}/secrets/sh.helm.release.v1.web.v1`),
     ).toBeDefined();
+    // Its objects are looked at once (not waited for) and named as still there, not being deleted.
+    expect(report.teardown!.stages[0]!.remaining.map((b) => [b.kind, b.name, b.deletionTimestamp])).toEqual([
+      ['ConfigMap', 'web-config', undefined],
+      ['Deployment', 'web', undefined],
+      ['Service', 'web', undefined],
+    ]);
   });
 });
 
