@@ -16,6 +16,7 @@ import {
   repoRoot,
   uniqueName,
   waitGone,
+  createApiServiceWithoutBackend,
 } from './support/cluster.js';
 
 interface Condition {
@@ -155,23 +156,7 @@ test('an APIService without its Service makes a deleted namespace report Namespa
   const apiService = `v1.${group}`;
   const ns = uniqueName('smoke-disc');
   await createNamespace(api, ns);
-  await api.request({
-    method: 'POST',
-    path: '/apis/apiregistration.k8s.io/v1/apiservices',
-    body: {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name: apiService },
-      spec: {
-        group,
-        version: 'v1',
-        groupPriorityMinimum: 100,
-        versionPriority: 100,
-        insecureSkipTLSVerify: true,
-        service: { namespace: 'kube-system', name: `missing-${group.split('.')[0]}`, port: 443 },
-      },
-    },
-  });
+  await createApiServiceWithoutBackend(api, { group, serviceName: `missing-${group.split('.')[0]}` });
   try {
     const available = await waitFor(
       async () => {

@@ -6,7 +6,14 @@ import type { ApiClient } from '../../src/cluster/api-client.js';
 import { collectInventory } from '../../src/inventory/collect.js';
 import { waitFor } from '../../src/util/wait.js';
 import { waitCrdEstablished, whenServed } from './support/widgets.js';
-import { adminApi, createNamespace, deleteIfPresent, uniqueName, waitGone } from './support/cluster.js';
+import {
+  adminApi,
+  createNamespace,
+  deleteIfPresent,
+  uniqueName,
+  waitGone,
+  createApiServiceWithoutBackend,
+} from './support/cluster.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -136,23 +143,7 @@ test('lists instances of a CRD created moments before', async () => {
 test('a failing APIService is recorded in the snapshot, not thrown', async () => {
   const group = `${uniqueName('inv-agg')}.kube-sweep.test`;
   const name = `v1.${group}`;
-  await api.request({
-    method: 'POST',
-    path: '/apis/apiregistration.k8s.io/v1/apiservices',
-    body: {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name },
-      spec: {
-        group,
-        version: 'v1',
-        groupPriorityMinimum: 100,
-        versionPriority: 100,
-        insecureSkipTLSVerify: true,
-        service: { namespace: 'kube-system', name: 'nothing-here', port: 443 },
-      },
-    },
-  });
+  await createApiServiceWithoutBackend(api, { group, serviceName: 'nothing-here' });
   try {
     await waitFor(
       async () => {

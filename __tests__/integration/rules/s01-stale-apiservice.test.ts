@@ -4,7 +4,13 @@
  * the APIService (StaleAPIService) and link the namespace to it.
  */
 import { findingKey } from '../../../src/report/findings.js';
-import { createNamespace, deleteIfPresent, uniqueName, waitGone } from '../support/cluster.js';
+import {
+  createNamespace,
+  deleteIfPresent,
+  uniqueName,
+  waitGone,
+  createApiServiceWithoutBackend,
+} from '../support/cluster.js';
 import {
   adminApiForSuite,
   findingsAbout,
@@ -24,23 +30,7 @@ test('S01: StaleAPIService, and the Terminating namespace is linked to it', asyn
   const service = `metrics-server-${id}`;
   const ns = `${id}-empty`;
   const apiServicePath = `/apis/apiregistration.k8s.io/v1/apiservices/${apiService}`;
-  await api.request({
-    method: 'POST',
-    path: '/apis/apiregistration.k8s.io/v1/apiservices',
-    body: {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name: apiService },
-      spec: {
-        group,
-        version: 'v1beta1',
-        groupPriorityMinimum: 100,
-        versionPriority: 100,
-        insecureSkipTLSVerify: true,
-        service: { namespace: 'kube-system', name: service, port: 443 },
-      },
-    },
-  });
+  await createApiServiceWithoutBackend(api, { group, version: 'v1beta1', serviceName: service });
   try {
     await waitForCondition(api, apiServicePath, 'Available', 'False');
     await createNamespace(api, ns);

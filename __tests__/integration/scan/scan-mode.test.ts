@@ -6,7 +6,14 @@
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { waitFor } from '../../../src/util/wait.js';
 import { runAction } from '../support/action.js';
-import { adminApi, createNamespace, deleteIfPresent, uniqueName, waitGone } from '../support/cluster.js';
+import {
+  adminApi,
+  createNamespace,
+  deleteIfPresent,
+  uniqueName,
+  waitGone,
+  createApiServiceWithoutBackend,
+} from '../support/cluster.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -21,23 +28,7 @@ test('S01 through the scan mode: root cause first, namespace linked, step failed
   const apiService = `v1.${group}`;
   const ns = uniqueName('scan-empty');
   await createNamespace(api, ns);
-  await api.request({
-    method: 'POST',
-    path: '/apis/apiregistration.k8s.io/v1/apiservices',
-    body: {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name: apiService },
-      spec: {
-        group,
-        version: 'v1',
-        groupPriorityMinimum: 100,
-        versionPriority: 100,
-        insecureSkipTLSVerify: true,
-        service: { namespace: 'kube-system', name: 'metrics-server-gone', port: 443 },
-      },
-    },
-  });
+  await createApiServiceWithoutBackend(api, { group, serviceName: 'metrics-server-gone' });
   try {
     await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}` });
     await waitFor(

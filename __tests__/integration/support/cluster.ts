@@ -103,3 +103,34 @@ export async function deleteIfPresent(api: ApiClient, path: string, query: Recor
     if (!(error instanceof KubernetesApiError && error.status === 404)) throw error;
   }
 }
+
+/**
+ * Registers the APIService `<version>.<group>` backed by Service `kube-system/<serviceName>`,
+ * which tests never create: the aggregator reports it Available=False (ServiceNotFound).
+ * @returns the APIService's name
+ */
+export async function createApiServiceWithoutBackend(
+  api: ApiClient,
+  options: { group: string; version?: string; serviceName: string },
+): Promise<string> {
+  const version = options.version ?? 'v1';
+  const name = `${version}.${options.group}`;
+  await api.request({
+    method: 'POST',
+    path: '/apis/apiregistration.k8s.io/v1/apiservices',
+    body: {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name },
+      spec: {
+        group: options.group,
+        version,
+        groupPriorityMinimum: 100,
+        versionPriority: 100,
+        insecureSkipTLSVerify: true,
+        service: { namespace: 'kube-system', name: options.serviceName, port: 443 },
+      },
+    },
+  });
+  return name;
+}
