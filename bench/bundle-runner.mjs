@@ -9,12 +9,14 @@ import { fileURLToPath } from 'node:url';
 const [out, entry] = process.argv.slice(2);
 if (!out) throw new Error('usage: node bench/bundle-runner.mjs <out dir> [entry.ts]');
 const here = dirname(fileURLToPath(import.meta.url));
-const { code } = await ncc(entry ? resolve(entry) : join(here, 'inventory-runner.ts'), {
+const { code, assets } = await ncc(entry ? resolve(entry) : join(here, 'inventory-runner.ts'), {
   minify: true,
   sourceMap: false,
   quiet: true,
 });
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'index.js'), code);
+// The chunks of dynamic imports (the relaunched work, client-node for exec plugins).
+for (const [name, asset] of Object.entries(assets ?? {})) writeFileSync(join(out, name), asset.source);
 writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
 console.log(join(out, 'index.js'));

@@ -1,7 +1,9 @@
 // Bundles the three entry points with @vercel/ncc into dist/ (committed: GitHub runs dist/):
 //   src/index.ts -> dist/index.js, src/post-entry.ts -> dist/post/index.js, src/cli/bin.ts -> dist/cli/index.js
+// (plus the chunks of their dynamic imports, <id>.index.js, minified with terser).
 // With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle).
 import ncc from '@vercel/ncc';
+import { minify } from 'terser';
 import {
   cpSync,
   mkdirSync,
@@ -41,7 +43,12 @@ for (const [entry, sub] of entries) {
   });
   for (const [name, asset] of Object.entries(assets ?? {})) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), asset.source);
+    // ncc minifies the entry only; its lazily loaded chunks (e.g. @kubernetes/client-node,
+    // imported only for exec credential plugins) come out as written: minify them the same way.
+    const source = name.endsWith('.js')
+      ? (await minify(asset.source.toString(), { module: true, compress: false, mangle: true })).code
+      : asset.source;
+    writeFileSync(join(dir, name), source);
   }
 }
 writeFileSync(join(outRoot, 'package.json'), '{ "type": "module" }\n');

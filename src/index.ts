@@ -1,22 +1,10 @@
-import * as core from '@actions/core';
-import { run } from './main.js';
-import { execaRunner } from './util/command.js';
+import { relaunchWithFlags } from './util/relaunch.js';
 
-/** Entry of the action's main step (action.yml `runs.main`). */
-await run({
-  readInput: (name) => core.getInput(name),
-  info: (line) => core.info(line),
-  warning: (line) => core.warning(line),
-  group: (title, fn) => core.group(title, fn),
-  setSecret: (value) => core.setSecret(value),
-  setOutput: (name, value) => core.setOutput(name, value),
-  saveState: (name, value) => core.saveState(name, value),
-  writeSummary: async (markdown) => {
-    await core.summary.addRaw(markdown).write();
-  },
-  setFailed: (message) => core.setFailed(message),
-  env: process.env,
-  commands: execaRunner,
-}).catch((error: unknown) =>
-  core.setFailed(`kube-sweep crashed: ${(error as Error)?.message || String(error)}`),
-);
+/**
+ * Entry of the action's main step (action.yml `runs.main`): relaunches itself once with
+ * kube-sweep's V8 flags (src/util/relaunch.ts), and the relaunched process runs the step
+ * (src/action-main.ts, loaded only there).
+ */
+const code = await relaunchWithFlags();
+if (code === undefined) await import('./action-main.js');
+else process.exitCode = code;

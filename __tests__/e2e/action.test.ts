@@ -74,8 +74,11 @@ test('teardown through node dist/index.js: clean verdict, summary, outputs and J
       INPUT_KUBECONFIG: Buffer.from(readFileSync(clusterEnv().kubeconfig)).toString('base64'),
       INPUT_HELM: clusterEnv().helm4,
       'INPUT_STAGE-TIMEOUT': '60s',
+      RUNNER_DEBUG: '1',
     });
     expect(step.exitCode).toBe(0);
+    // The step ran in the relaunched process, with the young-generation cap (src/util/relaunch.ts).
+    expect(String(step.stdout)).toMatch(/::debug::node v24\.\S+ --max-semi-space-size=16/);
     const outputs = fileCommands(files.GITHUB_OUTPUT);
     expect(outputs).toMatchObject({
       verdict: 'clean',

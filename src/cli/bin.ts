@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { main } from './index.js';
+import { relaunchWithFlags } from '../util/relaunch.js';
 
-/** Entry of the `kube-sweep` command (package.json bin → dist/cli/index.js). */
-process.exitCode = await main(
-  process.argv.slice(2),
-  (s) => process.stdout.write(s),
-  (s) => process.stderr.write(s),
-);
+/**
+ * Entry of the `kube-sweep` command (package.json bin → dist/cli/index.js): relaunches itself
+ * once with kube-sweep's V8 flags (src/util/relaunch.ts); the relaunched process runs the CLI.
+ */
+const code = await relaunchWithFlags();
+if (code === undefined) await import('./cli-main.js');
+else process.exitCode = code;

@@ -66,25 +66,17 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
 
 /**
  * Creates the API client for a loaded kubeconfig: TLS material, bearer token or exec
- * credentials come from client-node's KubeConfig.applyToHTTPSOptions; requests go through one
+ * credentials come from `loaded.credentials()` (src/cluster/credentials.ts); requests go through one
  * undici Agent with keep-alive.
  */
 export async function createApiClient(
   loaded: LoadedKubeconfig,
   options: ApiClientOptions,
 ): Promise<ApiClient> {
-  const https: {
-    ca?: Buffer | string;
-    cert?: Buffer | string;
-    key?: Buffer | string;
-    rejectUnauthorized?: boolean;
-    servername?: string;
-    headers?: Record<string, string>;
-  } = {};
   // Build the TLS context once now, so bad key or certificate data fails here with a message
   // that names the kubeconfig, not later as a transport error of the first request.
+  const https = await loaded.credentials();
   try {
-    await loaded.kubeConfig.applyToHTTPSOptions(https as never);
     createSecureContext({
       ...(https.ca ? { ca: https.ca } : {}),
       ...(https.cert ? { cert: https.cert } : {}),
@@ -105,10 +97,10 @@ export async function createApiClient(
       ...(https.cert ? { cert: https.cert } : {}),
       ...(https.key ? { key: https.key } : {}),
       ...(https.servername ? { servername: https.servername } : {}),
-      rejectUnauthorized: https.rejectUnauthorized ?? true,
+      rejectUnauthorized: https.rejectUnauthorized,
     },
   });
-  const baseHeaders: Record<string, string> = { ...(https.headers ?? {}), 'user-agent': 'kube-sweep' };
+  const baseHeaders: Record<string, string> = { ...https.headers, 'user-agent': 'kube-sweep' };
   let sent = 0;
 
   async function once<T>(req: ApiRequest): Promise<T> {

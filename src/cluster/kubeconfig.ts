@@ -1,8 +1,13 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import {
+  resolveHttpsCredentials,
+  type HttpsCredentials,
+  type KubeconfigCluster,
+  type KubeconfigUser,
+} from './credentials.js';
 import { ClusterAccessError } from './errors.js';
 
 /** Where a kubeconfig came from, for messages (never the content). */
@@ -15,8 +20,14 @@ export type KubeconfigOrigin =
 
 /** A validated kubeconfig pinned to one context. */
 export interface LoadedKubeconfig {
-  /** client-node's KubeConfig with `currentContext` set to `context`. */
-  readonly kubeConfig: KubeConfig;
+  /** The kubeconfig pinned to `context` (only its cluster, context and user), as YAML. */
+  readonly pinnedYaml: string;
+  /**
+   * Resolves the TLS material and authorization header (src/cluster/credentials.ts); runs the
+   * exec/auth-provider plugin when the user entry has one.
+   * @throws ClusterAccessError `not-a-kubeconfig` when a named file is missing or a plugin fails.
+   */
+  readonly credentials: () => Promise<HttpsCredentials>;
   readonly context: string;
   /** `server` of the context's cluster, e.g. https://127.0.0.1:6443. */
   readonly server: string;
@@ -117,9 +128,9 @@ function describe(origin: KubeconfigOrigin): string {
 }
 
 interface KubeconfigDoc {
-  clusters?: { name: string; cluster?: { server?: string } }[];
+  clusters?: { name: string; cluster?: KubeconfigCluster }[];
   contexts?: { name: string; context?: { cluster?: string; user?: string } }[];
-  users?: { name: string }[];
+  users?: { name: string; user?: KubeconfigUser }[];
   'current-context'?: string;
   [key: string]: unknown;
 }
@@ -217,34 +228,55 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
         `${cluster ? "has no 'server' URL" : 'is not defined'}; add the cluster with its server URL`,
     );
   }
-  // client-node refuses a kubeconfig with any server-less cluster, even an unused one: keep
-  // only what the chosen context needs.
+  const sourcePath =
+    origin.kind === 'file' || origin.kind === 'home'
+      ? origin.path
+      : origin.kind === 'env'
+        ? origin.paths[0]
+        : undefined;
+  // Paths inside a kubeconfig are relative to its file (client-go's ResolveLocalPaths); the
+  // pinned copy may be written elsewhere (writeKubeconfigFile), so make them absolute.
+  const absolute = <T extends Record<string, unknown>>(
+    entry: T | undefined,
+    fields: string[],
+  ): T | undefined => {
+    if (!entry || !sourcePath) return entry;
+    const out: Record<string, unknown> = { ...entry };
+    for (const f of fields) {
+      const v = out[f];
+      if (typeof v === 'string' && v !== '' && !isAbsolute(v)) out[f] = resolve(dirname(sourcePath), v);
+    }
+    return out as T;
+  };
+  const found = (doc.users ?? []).find((entry) => entry && entry.name === ctx.context?.user);
+  const user = found && {
+    ...found,
+    user: absolute(found.user, ['client-certificate', 'client-key', 'tokenFile']),
+  };
+  const pinnedCluster = { ...cluster!, cluster: absolute(cluster!.cluster, ['certificate-authority']) };
   const pinned: KubeconfigDoc = {
     ...doc,
-    clusters: [cluster!],
+    clusters: [pinnedCluster],
     contexts: [ctx],
-    users: (doc.users ?? []).filter((u) => u.name === ctx.context?.user),
+    users: user ? [user] : [],
     'current-context': chosen,
   };
-  const kc = new KubeConfig();
-  try {
-    kc.loadFromString(stringifyYaml(pinned));
-  } catch (error) {
-    throw new ClusterAccessError(
-      'not-a-kubeconfig',
-      `${describe(origin)} could not be read as a kubeconfig: ${(error as Error).message}`,
-    );
-  }
+  const pinnedYaml = stringifyYaml(pinned);
+  const u = user?.user;
   const secrets: string[] = [];
-  for (const u of kc.getUsers()) {
-    if (u.token) secrets.push(u.token);
-    if (u.password) secrets.push(u.password);
-    secrets.push(...pemLines(u.keyData), ...pemLines(u.certData));
-    if (u.keyFile && existsSync(u.keyFile)) {
-      secrets.push(...pemLines(readFileSync(u.keyFile).toString('base64')));
-    }
-  }
-  return { kubeConfig: kc, context: chosen, server, origin, secrets };
+  if (u?.token) secrets.push(u.token);
+  if (u?.password) secrets.push(u.password);
+  secrets.push(...pemLines(u?.['client-key-data']), ...pemLines(u?.['client-certificate-data']));
+  const keyFile = u?.['client-key'];
+  if (keyFile && existsSync(keyFile)) secrets.push(...pemLines(readFileSync(keyFile).toString('base64')));
+  return {
+    pinnedYaml,
+    credentials: () => resolveHttpsCredentials(pinnedCluster.cluster ?? {}, u, pinnedYaml),
+    context: chosen,
+    server,
+    origin,
+    secrets,
+  };
 }
 
 /**
@@ -256,6 +288,6 @@ export function writeKubeconfigFile(loaded: LoadedKubeconfig, dir?: string): str
   const folder = join(dir ?? process.env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep');
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const path = join(folder, `kubeconfig-${process.pid}-${Date.now()}.yaml`);
-  writeFileSync(path, loaded.kubeConfig.exportConfig(), { mode: 0o600 });
+  writeFileSync(path, loaded.pinnedYaml, { mode: 0o600 });
   return path;
 }

@@ -1,0 +1,23 @@
+import * as core from '@actions/core';
+import { run } from './main.js';
+import { execaRunner } from './util/command.js';
+
+/** The action's main step, run by src/index.ts in the relaunched process. */
+core.debug(`node ${process.version} ${process.execArgv.join(' ')}`);
+await run({
+  readInput: (name) => core.getInput(name),
+  info: (line) => core.info(line),
+  warning: (line) => core.warning(line),
+  group: (title, fn) => core.group(title, fn),
+  setSecret: (value) => core.setSecret(value),
+  setOutput: (name, value) => core.setOutput(name, value),
+  saveState: (name, value) => core.saveState(name, value),
+  writeSummary: async (markdown) => {
+    await core.summary.addRaw(markdown).write();
+  },
+  setFailed: (message) => core.setFailed(message),
+  env: process.env,
+  commands: execaRunner,
+}).catch((error: unknown) =>
+  core.setFailed(`kube-sweep crashed: ${(error as Error)?.message || String(error)}`),
+);
