@@ -1,37 +1,28 @@
 #!/usr/bin/env bash
-# The main job on an embedded default: starts the local control plane (building it the first
-# time), installs the sample releases from test/charts with Helm 4, and runs the bundled
-# action (node dist/index.js) exactly as a GitHub runner does: INPUT_* variables and the
-# GITHUB_STEP_SUMMARY / GITHUB_OUTPUT / GITHUB_STATE files, then the post step.
-# DEMO_MODE=plan shows the plan and changes nothing (default: teardown of namespaces demo-*).
+# The main job on an embedded default. Starts a fresh local control plane of its own (built the
+# first time; folder .cluster-demo, API server on 127.0.0.1:16543, so it never touches the
+# test cluster), builds the demo environment with Helm 4 (scripts/demo-env.sh: an operator
+# with a CRD, a webhook and a Deployment; an app that uses its custom resources; a web
+# release; a release with hook objects and one with a kept object) and breaks it the way
+# people do (the operator uninstalled before its resources; a namespace force-finalized
+# through /finalize). Then it runs the bundled action (node dist/index.js) exactly as a GitHub
+# runner does: INPUT_* variables and the GITHUB_STEP_SUMMARY / GITHUB_OUTPUT / GITHUB_STATE
+# files, then the post step; prints the verdict and the summary, and says where they are.
+#   DEMO_ENV=clean    the same releases, nothing broken (the verdict should be clean)
+#   DEMO_MODE=plan    show the plan only (also: scan); default teardown of namespaces demo-*
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PATH="$(bash scripts/node24.sh):$PATH"
 export PATH
 [[ -d node_modules ]] || npm ci --no-audit --no-fund
+export KUBE_SWEEP_CLUSTER_DIR=${KUBE_SWEEP_CLUSTER_DIR:-$PWD/.cluster-demo}
+export KUBE_SWEEP_APISERVER_PORT=${KUBE_SWEEP_APISERVER_PORT:-16543} KUBE_SWEEP_ETCD_PORT=${KUBE_SWEEP_ETCD_PORT:-23891}
+# A fresh control plane every run (up.sh starts from empty etcd data).
+bash test/cluster/down.sh >/dev/null 2>&1 || true
 bash test/cluster/up.sh
 # shellcheck source=/dev/null
-source .cluster/env
-
-# Sample environment: an operator (CRD, webhook, Deployment) in demo-operator, an app that
-# uses its custom resources in demo-app, and a plain web release beside it.
-group=demo.kube-sweep.test
-if ! "$HELM4" status operator -n demo-operator >/dev/null 2>&1; then
-  "$HELM4" install operator test/charts/operator -n demo-operator --create-namespace --set group=$group >/dev/null
-  echo "[demo] installed release demo-operator/operator"
-  "$KUBECTL" wait --for condition=established --timeout 60s crd/widgets.$group >/dev/null
-fi
-for i in 1 2 3 4 5; do
-  "$HELM4" status app -n demo-app >/dev/null 2>&1 && break
-  # finalizer=false: no operator process runs in the demo to remove a finalizer.
-  "$HELM4" install app test/charts/app -n demo-app --create-namespace --set group=$group --set finalizer=false >/dev/null \
-    && echo "[demo] installed release demo-app/app" && break
-  sleep 1
-done
-if ! "$HELM4" status web -n demo-app >/dev/null 2>&1; then
-  "$HELM4" install web test/charts/sample -n demo-app >/dev/null
-  echo "[demo] installed release demo-app/web"
-fi
+source "$KUBE_SWEEP_CLUSTER_DIR/env"
+HELM=$HELM4 KUBECTL=$KUBECTL bash scripts/demo-env.sh "${DEMO_ENV:-broken}" demo
 
 run_dir=$(mktemp -d)
 export RUNNER_TEMP="$run_dir" GITHUB_STEP_SUMMARY="$run_dir/summary.md" GITHUB_OUTPUT="$run_dir/output" \
@@ -41,7 +32,7 @@ export RUNNER_TEMP="$run_dir" GITHUB_STEP_SUMMARY="$run_dir/summary.md" GITHUB_O
 set +e
 # Inputs with a dash reach the action as INPUT_<NAME-WITH-DASH>, which only env(1) can set.
 # A runner consumes ::add-mask:: commands (they register secrets) and never shows them; so does this.
-env "INPUT_STAGE-TIMEOUT=2m" node dist/index.js | grep -v '^::add-mask::'
+env "INPUT_STAGE-TIMEOUT=30s" node dist/index.js | grep -v '^::add-mask::'
 status=${PIPESTATUS[0]}
 set -e
 # read_file_commands FILE: prints NAME=VALUE for each `NAME<<DELIMITER ... DELIMITER` entry
@@ -65,6 +56,12 @@ echo "----- job summary ($GITHUB_STEP_SUMMARY) -----"
 cat "$GITHUB_STEP_SUMMARY"
 echo "----- outputs ($GITHUB_OUTPUT) -----"
 read_file_commands "$GITHUB_OUTPUT"
+verdict=$(read_file_commands "$GITHUB_OUTPUT" | sed -n 's/^verdict=//p')
 echo
-echo "JSON report: $run_dir/kube-sweep-report.json"
-exit $status
+echo "verdict:      ${verdict:-none} (the step exited $status: 0 passes the job, 1 fails it, 2 could not run)"
+echo "job summary:  $GITHUB_STEP_SUMMARY"
+echo "JSON report:  $run_dir/kube-sweep-report.json"
+echo "the cluster:  export KUBECONFIG=$KUBECONFIG   (stop it: KUBE_SWEEP_CLUSTER_DIR=$KUBE_SWEEP_CLUSTER_DIR bash test/cluster/down.sh)"
+# The demo itself succeeded when the action ran and judged; exit 2 means it could not run.
+[[ $status -eq 2 || -z "$verdict" ]] && exit 1
+exit 0

@@ -50,6 +50,23 @@ async function readInventory(
   return inventory;
 }
 
+/**
+ * The environment a scan judges: the namespaces in scope (`inScope`, existing ones), plus the
+ * namespaces that no longer exist but still hold objects (force-finalized, shared/cases S10)
+ * and whose name matches a `namespaces` name or glob. A selector cannot match those: their
+ * labels are gone with them.
+ */
+function environmentOf(settings: Settings, inventory: Inventory, inScope: readonly string[]): string[] {
+  const existing = new Set(namespacesOf(inventory).map((n) => n.name));
+  const missing = new Set<string>();
+  for (const o of inventory.objects) if (o.namespace && !existing.has(o.namespace)) missing.add(o.namespace);
+  const matched = resolveScope(
+    { ...settings.scope, selector: [] },
+    [...missing].map((name) => ({ name })),
+  ).namespaces;
+  return [...new Set([...inScope, ...matched])].sort();
+}
+
 /** The namespaces of a snapshot with their labels, for scope resolution. */
 function namespacesOf(inventory: Inventory) {
   return (
@@ -63,11 +80,18 @@ function namespacesOf(inventory: Inventory) {
 /**
  * Runs the rules over a snapshot and keeps what `scan-scope` asks for. `environment` are the
  * namespaces of the environment (they may be gone already: their orphans still count).
+ * `stuckAfterMs` defaults to the `stuck-after` input.
  */
-function scan(settings: Settings, inventory: Inventory, environment: readonly string[], ports: EnginePorts) {
+function scan(
+  settings: Settings,
+  inventory: Inventory,
+  environment: readonly string[],
+  ports: EnginePorts,
+  stuckAfterMs = settings.stuckAfterMs,
+) {
   const all = runRules(inventory, {
     now: Date.now(),
-    stuckAfterSeconds: settings.stuckAfterMs / 1000,
+    stuckAfterSeconds: stuckAfterMs / 1000,
     environmentNamespaces: new Set(environment),
   });
   const inScope: Finding[] =
@@ -132,7 +156,11 @@ export const modes: Record<
   },
   async scan(settings, cluster, ports) {
     const inventory = await readInventory(settings, cluster, ports);
-    const environment = resolveScope(settings.scope, namespacesOf(inventory)).namespaces;
+    const environment = environmentOf(
+      settings,
+      inventory,
+      resolveScope(settings.scope, namespacesOf(inventory)).namespaces,
+    );
     const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
       scan(settings, inventory, environment, ports),
     );
@@ -150,7 +178,7 @@ export const modes: Record<
     const planned = await plan(settings, cluster, inventory, ports);
     // What already blocks the environment, before anything is deleted (a preview; never fails the plan).
     const { findings } = await ports.group('Scanning the environment before teardown', async () =>
-      scan(settings, inventory, planned.plan.scope.namespaces, ports),
+      scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports),
     );
     return {
       verdict: 'planned',
@@ -197,7 +225,14 @@ export const modes: Record<
     // Prove it: a fresh snapshot after the teardown, scanned for what the environment left.
     const after = await readInventory(settings, cluster, ports);
     const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
-      scan(settings, after, planned.plan.scope.namespaces, ports),
+      // A deletion the teardown waited a whole stage for is stuck by then, however young.
+      scan(
+        settings,
+        after,
+        environmentOf(settings, after, planned.plan.scope.namespaces),
+        ports,
+        Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
+      ),
     );
     const verdict = teardownVerdict(teardown) === 'leftovers' || failing.length > 0 ? 'leftovers' : 'clean';
     return {

@@ -288,12 +288,20 @@ async function awaitStageObjects(stage: PlannedStage, c: StageContext, releases:
     c.ports.log(`${k} is no longer served (its CRD went before this stage); not awaited`);
   for (const k of unverifiable) c.ports.log(`${k} cannot be checked: its group-version failed discovery`);
   let remaining: Blocker[] = [];
+  // A progress line when the count changes, else every 10 s: long waits stay readable.
+  let lastLeft = -1;
+  let lastLogged = 0;
   try {
     remaining = await waitUntilGone(c.ports.api, awaited, {
       timeoutMs: c.budget(),
       clock: c.clock,
-      onProgress: (left) =>
-        left > 0 && c.ports.log(`waiting for ${left} of ${awaited.length} objects to be gone`),
+      onProgress: (left) => {
+        const now = c.clock.now();
+        if (left === 0 || (left === lastLeft && now - lastLogged < 10_000)) return;
+        lastLeft = left;
+        lastLogged = now;
+        c.ports.log(`waiting for ${left} of ${awaited.length} objects to be gone`);
+      },
     });
     if (awaited.length > 0 && remaining.length === 0)
       c.ports.log(`all ${awaited.length} objects of the stage are gone`);

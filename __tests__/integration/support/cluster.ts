@@ -47,6 +47,18 @@ export async function adminApi(): Promise<ApiClient> {
   return createApiClient(loaded, { timeoutMs: 30_000 });
 }
 
+/** An ApiClient with the admin identity for the tests of one file: opened before all, closed after all. */
+export function adminApiForSuite(): () => ApiClient {
+  let api: ApiClient | undefined;
+  beforeAll(async () => {
+    api = await adminApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  return () => api!;
+}
+
 /** A name no other test uses: `<prefix>-<random>`. */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 8)}`;

@@ -15,7 +15,7 @@ import { runRules } from '../../../../src/rules/index.js';
 import type { RuleContext } from '../../../../src/rules/rule.js';
 import { waitFor } from '../../../../src/util/wait.js';
 import { recordedFixturesDir, type RecordedFixture } from '../../../unit/rules/support/recorded-fixture.js';
-import { adminApi, deleteIfPresent, waitGone } from '../../support/cluster.js';
+import { deleteIfPresent, waitGone } from '../../support/cluster.js';
 
 /** The finalizer of the scenarios (reference.md 0.3). */
 export const cleanupFinalizer = 'example.com/cleanup';
@@ -31,17 +31,7 @@ interface WithConditions {
   status?: { conditions?: Condition[] };
 }
 
-/** An ApiClient with the admin identity for the tests of one file: opened before all, closed after all. */
-export function adminApiForSuite(): () => ApiClient {
-  let api: ApiClient | undefined;
-  beforeAll(async () => {
-    api = await adminApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
-  return () => api!;
-}
+export { adminApiForSuite } from '../../support/cluster.js';
 
 /** A namespaced CRD `<plural>.<group>` with preserve-unknown-fields schemas; by default Widget, v1 only. */
 export interface CrdOptions {
