@@ -8,9 +8,9 @@ export const reportSchema = JSON.parse(
   readFileSync(join(process.cwd(), 'schema/report.v1.schema.json'), 'utf8'),
 ) as Record<string, unknown>;
 
-// ajv-formats is CommonJS: its default export arrives as the module object under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule) as typeof addFormatsModule;
+// ajv-formats is CommonJS: under ESM the default import is its module.exports, whose
+// `default` is the plugin.
+const addFormats = addFormatsModule.default;
 
 // strictRequired would refuse `if/then: required` of a property declared at the top level.
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });

@@ -45,10 +45,9 @@ function report(findings: number): Report {
   };
 }
 
-let server: GitHubRecorder | undefined;
+const servers: GitHubRecorder[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
+  await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
 async function publish(
@@ -57,11 +56,12 @@ async function publish(
   env: (url: string) => Record<string, string>,
   findings = 0,
 ) {
-  server = await startGitHubRecorder(options);
+  const recorder = await startGitHubRecorder(options);
+  servers.push(recorder);
   const log: string[] = [];
   const secrets: string[] = [];
   const ports: PublishPorts = {
-    env: env(server.url),
+    env: env(recorder.url),
     info: (l) => log.push(`info: ${l}`),
     notice: (l) => log.push(`notice: ${l}`),
     warning: (l) => log.push(`warning: ${l}`),
@@ -73,14 +73,14 @@ async function publish(
     '## ✅ kube-sweep: clean\n',
     ports,
   );
-  return { result, log, secrets, requests: server.requests };
+  return { result, log, secrets, requests: recorder.requests, url: recorder.url };
 }
 
 const pr = (url: string) => runnerEnv(url, { pullRequest: { number: 7, headSha: 'headsha7' } });
 const commentsPath = '/repos/acme/shop/issues/7/comments';
 
 test('the marked comment on page 2 is found through the Link header and updated (PATCH)', async () => {
-  const { result, log, requests, secrets } = await publish(
+  const { result, log, requests, secrets, url } = await publish(
     {
       commentPages: [
         [
@@ -99,14 +99,14 @@ test('the marked comment on page 2 is found through the Link header and updated 
     ['PATCH', '/repos/acme/shop/issues/comments/3'],
   ]);
   expect(requests[2]!.body).toEqual({ body: `${marker}\n## ✅ kube-sweep: clean\n` });
-  expect(result.prComment).toEqual({ status: 'updated', url: `${server!.url}/comment/3` });
+  expect(result.prComment).toEqual({ status: 'updated', url: `${url}/comment/3` });
   for (const r of requests) expect(r.authorization).toBe(`token ${token}`);
   expect(secrets).toEqual([token]);
   expect(log.join('\n')).not.toContain(token);
 });
 
 test('without a marked comment a new one is created (POST), and only once per page walk', async () => {
-  const { result, requests } = await publish(
+  const { result, requests, url } = await publish(
     { commentPages: [[{ id: 1, body: 'LGTM' }], [{ id: 2, body: 'nit' }]] },
     { prComment: true },
     pr,
@@ -119,12 +119,12 @@ test('without a marked comment a new one is created (POST), and only once per pa
   expect(requests[2]!.body).toEqual({ body: `${marker}\n## ✅ kube-sweep: clean\n` });
   expect(result.prComment).toEqual({
     status: 'created',
-    url: `${server!.url}/comment/${recorderIds.createdCommentId}`,
+    url: `${url}/comment/${recorderIds.createdCommentId}`,
   });
 });
 
 test('120 findings: the check run is created with 50 annotations, then updated with 50 and 20', async () => {
-  const { result, requests } = await publish({}, { checkRun: true }, pr, 120);
+  const { result, requests, url } = await publish({}, { checkRun: true }, pr, 120);
   expect(requests.map((r) => [r.method, r.path])).toEqual([
     ['POST', '/repos/acme/shop/check-runs'],
     ['PATCH', `/repos/acme/shop/check-runs/${recorderIds.checkRunId}`],
@@ -151,7 +151,7 @@ test('120 findings: the check run is created with 50 annotations, then updated w
   );
   expect(result.checkRun).toEqual({
     status: 'created',
-    url: `${server!.url}/check/${recorderIds.checkRunId}`,
+    url: `${url}/check/${recorderIds.checkRunId}`,
   });
 });
 
