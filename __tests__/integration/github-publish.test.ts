@@ -7,11 +7,19 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../../src/cluster/api-client.js';
+import { main as cli } from '../../src/cli/index.js';
 import { commentMarker } from '../../src/report/github/pr-comment.js';
 import { recorderIds, runnerEnv, startGitHubRecorder } from '../unit/support/github-recorder.js';
 import { schemaErrors } from '../unit/support/report-schema.js';
 import { runAction } from './support/action.js';
-import { adminApi, createNamespace, deleteIfPresent, kubectl, uniqueName } from './support/cluster.js';
+import {
+  adminApi,
+  clusterEnv,
+  createNamespace,
+  deleteIfPresent,
+  kubectl,
+  uniqueName,
+} from './support/cluster.js';
 
 const token = 'ghs_integrationToken9876543210zyxwvuTSRQ';
 const ns = uniqueName('gh-pr');
@@ -150,6 +158,52 @@ test('403 from GitHub (a fork PR, no permissions): warnings naming the permissio
     });
     expect(run.log.join('\n')).not.toContain(token);
   } finally {
+    await server.close();
+  }
+});
+
+test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without one', async () => {
+  const server = await startGitHubRecorder();
+  const saved = { ...process.env };
+  const args = [
+    'scan',
+    '--kubeconfig',
+    clusterEnv().kubeconfig,
+    '--namespaces',
+    ns,
+    '--scan-scope',
+    'environment',
+  ];
+  try {
+    Object.assign(process.env, runnerEnv(server.url, { eventName: 'push' }), { GITHUB_TOKEN: token });
+    let stderr = '';
+    const code = await cli(
+      [...args, '--fail-on', 'never', '--check-run', 'true', '--output', 'json'],
+      () => {},
+      (s) => (stderr += s),
+    );
+    expect(code).toBe(0);
+    expect(server.requests.map((r) => [r.method, r.path, r.authorization])).toEqual([
+      ['POST', '/repos/acme/shop/check-runs', `token ${token}`],
+      ['PATCH', `/repos/acme/shop/check-runs/${recorderIds.checkRunId}`, `token ${token}`],
+      ['PATCH', `/repos/acme/shop/check-runs/${recorderIds.checkRunId}`, `token ${token}`],
+    ]);
+    expect(stderr).toContain('check run created');
+    expect(stderr).not.toContain(token);
+
+    delete process.env.GITHUB_TOKEN;
+    stderr = '';
+    expect(
+      await cli(
+        [...args, '--check-run', 'true'],
+        () => {},
+        (s) => (stderr += s),
+      ),
+    ).toBe(2);
+    expect(stderr).toContain('--check-run is true but --github-token is empty; give a token');
+    expect(server.requests).toHaveLength(3);
+  } finally {
+    process.env = saved;
     await server.close();
   }
 });

@@ -376,7 +376,7 @@ const schema = z
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.githubToken],
-        message: `input '${v['pr-comment'] ? Inputs.prComment : Inputs.checkRun}' is true but 'github-token' is empty; leave 'github-token' at its default (\${{ github.token }}) or pass a token (the CLI reads GITHUB_TOKEN)`,
+        message: `input '${v['pr-comment'] ? Inputs.prComment : Inputs.checkRun}' is true but input 'github-token' is empty; give a token (in a workflow its default is \${{ github.token }}; the CLI reads GITHUB_TOKEN)`,
       });
     }
     if (

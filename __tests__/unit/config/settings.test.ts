@@ -120,7 +120,7 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   [
     { mode: 'inventory', 'check-run': 'true' },
     'github-token',
-    /input 'check-run' is true but 'github-token' is empty; leave 'github-token' at its default \(\$\{\{ github.token \}\}\)/,
+    /input 'check-run' is true but input 'github-token' is empty; give a token \(in a workflow its default is \$\{\{ github.token \}\}; the CLI reads GITHUB_TOKEN\)/,
   ],
 ])('bad input %j is rejected naming %s', (values, input, message) => {
   let caught: unknown;

@@ -31,6 +31,7 @@ export interface PublishSettings {
   readonly token: string;
 }
 
+/** What publishing touches besides GitHub: the runner's variables, the log, masking. */
 export interface PublishPorts {
   readonly env: NodeJS.ProcessEnv;
   readonly info: (line: string) => void;
