@@ -164,7 +164,8 @@ test('403 from GitHub (a fork PR, no permissions): warnings naming the permissio
 
 test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without one', async () => {
   const server = await startGitHubRecorder();
-  const saved = { ...process.env };
+  const variables = { ...runnerEnv(server.url, { eventName: 'push' }), GITHUB_TOKEN: token };
+  const saved = Object.fromEntries(Object.keys(variables).map((k) => [k, process.env[k]]));
   const args = [
     'scan',
     '--kubeconfig',
@@ -175,7 +176,7 @@ test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without
     'environment',
   ];
   try {
-    Object.assign(process.env, runnerEnv(server.url, { eventName: 'push' }), { GITHUB_TOKEN: token });
+    Object.assign(process.env, variables);
     let stderr = '';
     const code = await cli(
       [...args, '--fail-on', 'never', '--check-run', 'true', '--output', 'json'],
@@ -203,7 +204,10 @@ test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without
     expect(stderr).toContain('--check-run is true but --github-token is empty; give a token');
     expect(server.requests).toHaveLength(3);
   } finally {
-    process.env = saved;
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
     await server.close();
   }
 });
