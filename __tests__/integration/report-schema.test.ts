@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { schemaErrors } from '../unit/support/report-schema.js';
 import { runAction, type ActionRun } from './support/action.js';
-import { adminApi, deleteIfPresent, uniqueName } from './support/cluster.js';
+import { adminApi, uniqueName } from './support/cluster.js';
 import { clearWidgetFinalizers } from './support/operator.js';
-import { installOperatorAndApp } from './support/widgets.js';
+import { installOperatorAndApp, removeOperatorAndApp } from './support/widgets.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -51,9 +51,7 @@ test('plan and teardown reports (leftovers, then clean) of a real environment ma
     expect([clean.mode, clean.verdict]).toEqual(['teardown', 'clean']);
     expect(schemaErrors(clean)).toEqual([]);
   } finally {
-    await clearWidgetFinalizers(api, env.group).catch(() => {});
-    await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
-    await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
+    await removeOperatorAndApp(api, env);
   }
 });
 
