@@ -16,6 +16,7 @@ await run({
     await core.summary.addRaw(markdown).write();
   },
   setFailed: (message) => core.setFailed(message),
+  notice: (message) => core.notice(message),
   env: process.env,
   commands: execaRunner,
 }).catch((error: unknown) =>

@@ -5,6 +5,7 @@ import { openCluster, type OpenCluster } from './cluster/open.js';
 import { Outputs, State } from './config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
+import { publishToGitHub } from './report/github/publish.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
 import type { CommandRunner } from './util/command.js';
@@ -17,6 +18,8 @@ export interface ActionPorts extends EnginePorts {
   readonly saveState: (name: string, value: string) => void;
   readonly writeSummary: (markdown: string) => Promise<void>;
   readonly setFailed: (message: string) => void;
+  /** A notice annotation (core.notice); info when absent. */
+  readonly notice?: (message: string) => void;
   readonly env: NodeJS.ProcessEnv;
   readonly commands: CommandRunner;
 }
@@ -107,6 +110,11 @@ function clusterOf(cluster: OpenCluster | undefined): Report['cluster'] {
   };
 }
 
+function writeReport(path: string, report: Report): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
+}
+
 /**
  * The action's main step: settings → cluster → mode strategy → report → verdict. The report,
  * outputs and summary are written even when the run failed, so a failed step explains
@@ -140,8 +148,7 @@ export async function run(ports: ActionPorts): Promise<Report> {
   }
   const path = settings?.reportPath || join(ports.env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep-report.json');
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
+    writeReport(path, report);
     ports.setOutput(Outputs.reportPath, path);
     ports.setOutput(Outputs.verdict, report.verdict);
     ports.setOutput(Outputs.objectCount, String(report.inventory?.objectCount ?? 0));
@@ -158,6 +165,19 @@ export async function run(ports: ActionPorts): Promise<Report> {
     await ports.writeSummary(fitSummary(renderMarkdown(report), path));
   } catch (error) {
     ports.warning(`could not write the report or summary: ${errorMessage(error)}`);
+  }
+  if (settings && (settings.github.prComment || settings.github.checkRun)) {
+    // After the summary; a GitHub failure is a warning recorded in the report, never a verdict.
+    const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
+      ...ports,
+      notice: ports.notice ?? ports.info,
+    });
+    report = { ...report, github };
+    try {
+      writeReport(path, report);
+    } catch (error) {
+      ports.warning(`could not write the report: ${errorMessage(error)}`);
+    }
   }
   if (report.verdict === 'error') ports.setFailed(report.error ?? 'kube-sweep could not run');
   else if (report.verdict === 'leftovers') ports.setFailed(leftoversMessage(report, path));

@@ -17,6 +17,7 @@ import {
   uniqueName,
 } from '../integration/support/cluster.js';
 import { installOperatorAndApp } from '../integration/support/widgets.js';
+import { recorderIds, runnerEnv, startGitHubRecorder } from '../unit/support/github-recorder.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -188,4 +189,45 @@ test('no credential from the kubeconfig reaches the log, the summary, the output
     .split('\n')
     .filter((l) => l.startsWith('::add-mask::'));
   for (const secret of secrets) expect(masks).toContain(`::add-mask::${secret}`);
+});
+
+test('pr-comment and check-run through node dist/index.js: a sticky comment and a check run, the token masked', async () => {
+  const token = 'ghs_e2eToken0123456789abcdefghijklmnopq';
+  const server = await startGitHubRecorder({ commentPages: [[{ id: 5, body: 'first!' }]] });
+  try {
+    const files = runnerFiles();
+    const step = await runStep('dist/index.js', {
+      ...files,
+      ...runnerEnv(server.url, { pullRequest: { number: 12, headSha: 'e2ehead' } }),
+      INPUT_MODE: 'inventory',
+      INPUT_KUBECONFIG: clusterEnv().kubeconfig,
+      'INPUT_PR-COMMENT': 'true',
+      'INPUT_CHECK-RUN': 'true',
+      'INPUT_GITHUB-TOKEN': token,
+    });
+    expect(step.exitCode).toBe(0);
+    expect(server.requests.map((r) => [r.method, r.path, r.authorization])).toEqual([
+      ['GET', '/repos/acme/shop/issues/12/comments?per_page=100', `token ${token}`],
+      ['POST', '/repos/acme/shop/issues/12/comments', `token ${token}`],
+      ['POST', '/repos/acme/shop/check-runs', `token ${token}`],
+    ]);
+    const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    expect((server.requests[1]!.body as { body: string }).body).toBe(
+      `<!-- kube-sweep:summary PR environment/teardown/sweep -->\n${summary}`,
+    );
+    expect(server.requests[2]!.body).toMatchObject({ head_sha: 'e2ehead', status: 'completed' });
+    expect(String(step.stdout)).toContain(`::add-mask::${token}`);
+    const log = `${String(step.stdout)}\n${String(step.stderr)}`
+      .split('\n')
+      .filter((l) => !l.startsWith('::add-mask::'))
+      .join('\n');
+    expect(log).not.toContain(token);
+    const report = JSON.parse(readFileSync(fileCommands(files.GITHUB_OUTPUT)['report-path']!, 'utf8'));
+    expect(report.github).toEqual({
+      prComment: { status: 'created', url: `${server.url}/comment/${recorderIds.createdCommentId}` },
+      checkRun: { status: 'created', url: `${server.url}/check/${recorderIds.checkRunId}` },
+    });
+  } finally {
+    await server.close();
+  }
 });

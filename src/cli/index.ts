@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings } from '../config/settings.js';
 import { execute } from '../main.js';
+import { publishToGitHub } from '../report/github/publish.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/report.js';
 import { execaRunner } from '../util/command.js';
@@ -25,7 +26,7 @@ ${Object.values(Inputs)
   .filter((n) => n !== Inputs.mode)
   .map(
     (n) =>
-      `  --${n.padEnd(22)} default: ${InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' ')}`,
+      `  --${n.padEnd(22)} default: ${n === Inputs.githubToken ? '$GITHUB_TOKEN' : InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' ')}`,
   )
   .join('\n')}
   --output <format>        text (default), markdown or json
@@ -129,6 +130,7 @@ export async function main(
     settings = parseSettings((name: InputName) => {
       if (name === Inputs.mode) return command;
       const v = (values as Record<string, unknown>)[name];
+      if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
       return typeof v === 'string' ? v : '';
     });
   } catch (error) {
@@ -137,7 +139,7 @@ export async function main(
     return 2;
   }
   const progress = (line: string) => err(`• ${line}\n`);
-  const report = await execute(settings, {
+  let report = await execute(settings, {
     info: progress,
     warning: (line) => err(`! ${line}\n`),
     group: async (title, fn) => {
@@ -148,6 +150,16 @@ export async function main(
     env: process.env,
     setSecret: () => {},
   });
+  if (settings.github.prComment || settings.github.checkRun) {
+    const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
+      env: process.env,
+      info: progress,
+      notice: progress,
+      warning: (line) => err(`! ${line}\n`),
+      setSecret: () => {},
+    });
+    report = { ...report, github };
+  }
   if (settings.reportPath) {
     try {
       mkdirSync(dirname(settings.reportPath), { recursive: true });

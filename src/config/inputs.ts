@@ -29,6 +29,9 @@ export const Inputs = {
   listConcurrency: 'list-concurrency',
   pageSize: 'page-size',
   reportPath: 'report-path',
+  prComment: 'pr-comment',
+  checkRun: 'check-run',
+  githubToken: 'github-token',
 } as const;
 
 export type InputName = (typeof Inputs)[keyof typeof Inputs];
@@ -61,6 +64,18 @@ export const InputDefaults: Record<InputName, string> = {
   'list-concurrency': '8',
   'page-size': '500',
   'report-path': '',
+  'pr-comment': 'false',
+  'check-run': 'false',
+  'github-token': '',
+};
+
+/**
+ * Defaults that action.yml takes from a runner expression instead of `InputDefaults` (the
+ * runner evaluates them; outside a runner the value comes from elsewhere: the CLI reads
+ * `github-token` from GITHUB_TOKEN).
+ */
+export const RunnerDefaults: Partial<Record<InputName, string>> = {
+  'github-token': '${{ github.token }}',
 };
 
 export const Outputs = {

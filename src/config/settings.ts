@@ -5,6 +5,7 @@ import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.j
 import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
 import type { Severity } from '../report/findings.js';
+import type { PublishSettings } from '../report/github/publish.js';
 import { findingCodes, type FindingCode } from '../rules/codes.js';
 import type { Exclusion } from '../rules/exclusions.js';
 import { parse as parseYaml } from 'yaml';
@@ -65,6 +66,8 @@ export interface Settings {
   readonly pageSize: number;
   /** Where the JSON report is written; '' means `$RUNNER_TEMP/kube-sweep-report.json`. */
   readonly reportPath: string;
+  /** pr-comment, check-run and github-token: what to publish to GitHub, and the token for it. */
+  readonly github: PublishSettings;
 }
 
 /** Thrown for input that cannot be used. `message` names the input, quotes the value and says the fix. */
@@ -364,8 +367,18 @@ const schema = z
     [Inputs.listConcurrency]: integer(Inputs.listConcurrency, 1, 64),
     [Inputs.pageSize]: integer(Inputs.pageSize, 1, 10000),
     [Inputs.reportPath]: z.string().transform((s) => s.trim()),
+    [Inputs.prComment]: boolean(Inputs.prComment),
+    [Inputs.checkRun]: boolean(Inputs.checkRun),
+    [Inputs.githubToken]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
+    if ((v['pr-comment'] || v['check-run']) && v['github-token'] === '') {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.githubToken],
+        message: `input '${v['pr-comment'] ? Inputs.prComment : Inputs.checkRun}' is true but input 'github-token' is empty; give a token (in a workflow its default is \${{ github.token }}; the CLI reads GITHUB_TOKEN)`,
+      });
+    }
     if (
       v.mode !== 'inventory' &&
       !(v.mode === 'scan' && v['scan-scope'] !== 'environment') &&
@@ -453,5 +466,10 @@ export function parseSettings(read: InputReader): Settings {
     listConcurrency: v['list-concurrency'],
     pageSize: v['page-size'],
     reportPath: v['report-path'],
+    github: Object.freeze({
+      prComment: v['pr-comment'],
+      checkRun: v['check-run'],
+      token: v['github-token'],
+    }),
   });
 }

@@ -243,14 +243,28 @@ export const summaryLimitBytes = 1024 * 1024 - 4096;
  * what was cut and where the whole report is.
  */
 export function fitSummary(markdown: string, reportPath: string, maxBytes = summaryLimitBytes): string {
+  return fitMarkdown(
+    markdown,
+    maxBytes,
+    `> ✂️ The summary was cut to stay under GitHub's 1 MiB limit; the whole report is in ${codeSpan(reportPath)} (output \`report-path\`).`,
+  );
+}
+
+/**
+ * Pure: the general form of `fitSummary`: `markdown` unchanged when it takes at most
+ * `maxBytes` bytes of UTF-8, else cut at a block boundary with `note` (one markdown paragraph)
+ * appended, the whole at most `maxBytes` bytes. Bytes bound characters from above, so this
+ * also keeps a text under a limit counted in characters (GitHub's comment and check-run limits).
+ */
+export function fitMarkdown(markdown: string, maxBytes: number, note: string): string {
   if (Buffer.byteLength(markdown) <= maxBytes) return markdown;
-  const note = `\n\n> ✂️ The summary was cut to stay under GitHub's 1 MiB limit; the whole report is in ${codeSpan(reportPath)} (output \`report-path\`).\n`;
+  const tail = `\n\n${note}\n`;
   let cut = Buffer.from(markdown)
-    .subarray(0, maxBytes - Buffer.byteLength(note) - 32)
+    .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(tail) - 32))
     .toString('utf8');
   cut = cut.slice(0, Math.max(0, cut.lastIndexOf('\n\n')));
   if ((cut.match(/^```/gm) ?? []).length % 2 === 1) cut += '\n```';
   const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
   for (let i = 0; i < open; i++) cut += '\n\n</details>';
-  return cut + note;
+  return cut + tail;
 }

@@ -4,6 +4,7 @@ import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import { severityRank, type Finding, type Severity } from './findings.js';
+import type { GitHubPublications } from './github/publish.js';
 
 /**
  * The outcome of a run.
@@ -56,7 +57,7 @@ export interface PlanSummary {
   }[];
 }
 
-/** The JSON report (`report-path`), schemaVersion 1. */
+/** The JSON report (`report-path`), schemaVersion 1: schema/report.v1.schema.json describes it. */
 export interface Report {
   readonly schemaVersion: 1;
   readonly tool: 'kube-sweep';
@@ -75,6 +76,8 @@ export interface Report {
   readonly warnings: readonly string[];
   /** Set when verdict is `error`: what was being done and why it failed. */
   readonly error?: string;
+  /** What was published to GitHub (pr-comment, check-run); set only when one was asked for. */
+  readonly github?: GitHubPublications;
 }
 
 /** Pure: the counts of a snapshot. */

@@ -17,9 +17,13 @@ export interface ActionRun {
 
 /**
  * Runs the action's main step in-process with these inputs against the local control plane
- * (kubeconfig and Helm 4 filled in unless given).
+ * (kubeconfig and Helm 4 filled in unless given); `env` is added to the process environment
+ * the step sees (e.g. the GITHUB_* variables of a runner).
  */
-export async function runAction(inputs: Record<string, string>): Promise<ActionRun> {
+export async function runAction(
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-run-'));
   const outputs = new Map<string, string>();
   const failures: string[] = [];
@@ -45,7 +49,8 @@ export async function runAction(inputs: Record<string, string>): Promise<ActionR
       summary = m;
     },
     setFailed: (m) => failures.push(m),
-    env: { ...process.env, RUNNER_TEMP: dir },
+    notice: (l) => log.push(`notice: ${l}`),
+    env: { ...process.env, RUNNER_TEMP: dir, ...env },
     commands: execaRunner,
   };
   const report = await run(ports);

@@ -2,7 +2,8 @@ import { execa } from 'execa';
 import { join } from 'node:path';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { waitFor } from '../../../src/util/wait.js';
-import { clusterEnv, getOrUndefined, helm, repoRoot } from './cluster.js';
+import { clusterEnv, deleteIfPresent, getOrUndefined, helm, repoRoot } from './cluster.js';
+import { clearWidgetFinalizers } from './operator.js';
 
 /** The test charts under test/charts. */
 export const chart = (name: string): string => join(repoRoot, 'test/charts', name);
@@ -103,4 +104,25 @@ export async function installOperatorAndApp(
     ]);
     if (r.exitCode !== 0) throw new Error(`installing app: ${r.stderr}`);
   });
+}
+
+/**
+ * Removes what installOperatorAndApp made, whatever state a test left it in: clears the
+ * Widgets' finalizers, uninstalls both releases (failures ignored: a teardown may have done it),
+ * deletes the CRD, the webhook configuration and both namespaces.
+ */
+export async function removeOperatorAndApp(
+  api: ApiClient,
+  env: { group: string; operatorNs: string; appNs: string },
+): Promise<void> {
+  await clearWidgetFinalizers(api, env.group).catch(() => {});
+  await helm4(['uninstall', 'app', '-n', env.appNs]);
+  await helm4(['uninstall', 'operator', '-n', env.operatorNs]);
+  await deleteIfPresent(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${env.group}`);
+  await deleteIfPresent(
+    api,
+    `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/operator-${env.group}`,
+  );
+  await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
+  await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
 }

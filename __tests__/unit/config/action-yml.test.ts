@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { InputDefaults, Inputs, Outputs } from '../../../src/config/inputs.js';
+import { InputDefaults, Inputs, Outputs, RunnerDefaults } from '../../../src/config/inputs.js';
 
 const action = parse(readFileSync(join(process.cwd(), 'action.yml'), 'utf8')) as {
   inputs: Record<string, { description: string; default: string }>;
@@ -12,7 +12,8 @@ const action = parse(readFileSync(join(process.cwd(), 'action.yml'), 'utf8')) as
 test('action.yml declares exactly the inputs of config/inputs.ts, with the same defaults', () => {
   expect(Object.keys(action.inputs).sort()).toEqual(Object.values(Inputs).sort());
   for (const [name, spec] of Object.entries(action.inputs)) {
-    expect([name, String(spec.default)]).toEqual([name, InputDefaults[name as keyof typeof InputDefaults]]);
+    const key = name as keyof typeof InputDefaults;
+    expect([name, String(spec.default)]).toEqual([name, RunnerDefaults[key] ?? InputDefaults[key]]);
     expect(spec.description.length).toBeGreaterThan(10);
   }
 });

@@ -29,6 +29,7 @@ test('unset inputs take their defaults', () => {
     listConcurrency: 8,
     pageSize: 500,
     reportPath: '',
+    github: { prComment: false, checkRun: false, token: '' },
   });
   expect(Object.isFrozen(s)).toBe(true);
 });
@@ -114,6 +115,13 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   [{ cluster: 'kind', 'kind-cluster-name': 'Bad_Name' }, 'kind-cluster-name', /lower-case letters/],
   [{ mode: 'inventory', cluster: 'kind', kubeconfig: '/tmp/x' }, 'kubeconfig', /exclude each other/],
   [{ mode: 'inventory', 'kind-config': 'kind.yaml' }, 'kind-config', /only apply with 'cluster: kind'/],
+  [{ mode: 'inventory', 'pr-comment': 'yes' }, 'pr-comment', /takes true or false/],
+  [{ mode: 'inventory', 'check-run': '1' }, 'check-run', /takes true or false/],
+  [
+    { mode: 'inventory', 'check-run': 'true' },
+    'github-token',
+    /input 'check-run' is true but input 'github-token' is empty; give a token \(in a workflow its default is \$\{\{ github.token \}\}; the CLI reads GITHUB_TOKEN\)/,
+  ],
 ])('bad input %j is rejected naming %s', (values, input, message) => {
   let caught: unknown;
   try {
@@ -124,6 +132,13 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   expect(caught).toBeInstanceOf(InputError);
   expect((caught as InputError).input).toBe(input);
   expect((caught as InputError).message).toMatch(message);
+});
+
+test('pr-comment, check-run and github-token are parsed', () => {
+  const s = parseSettings(
+    reader({ mode: 'inventory', 'pr-comment': 'true', 'check-run': 'false', 'github-token': ' ghs_x ' }),
+  );
+  expect(s.github).toEqual({ prComment: true, checkRun: false, token: 'ghs_x' });
 });
 
 test('scope inputs are parsed: globs, selector, releases, order', () => {

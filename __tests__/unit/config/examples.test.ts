@@ -1,0 +1,64 @@
+/** The example workflows in examples/ are valid YAML workflows that use only real inputs. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { Inputs } from '../../../src/config/inputs.js';
+
+interface Step {
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+}
+interface Workflow {
+  name: string;
+  on: Record<string, unknown>;
+  permissions?: Record<string, string>;
+  jobs: Record<string, { 'runs-on': string; steps: Step[] }>;
+}
+
+const dir = join(process.cwd(), 'examples');
+const examples = Object.fromEntries(
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => [f, parse(readFileSync(join(dir, f), 'utf8')) as Workflow]),
+);
+const sweepSteps = (w: Workflow) =>
+  Object.values(w.jobs)
+    .flatMap((j) => j.steps)
+    .filter((s) => s.uses === 'kube-sweep/kube-sweep@v0');
+
+test('the three examples exist and the README links each', () => {
+  expect(Object.keys(examples).sort()).toEqual([
+    'ephemeral-teardown.yml',
+    'pr-check-summary.yml',
+    'scheduled-hygiene.yml',
+  ]);
+  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  for (const f of Object.keys(examples)) expect(readme).toContain(`(examples/${f})`);
+});
+
+test.each(Object.keys(examples))('%s is a workflow whose kube-sweep steps use declared inputs', (file) => {
+  const w = examples[file]!;
+  expect(typeof w.name).toBe('string');
+  expect(Object.keys(w.on).length).toBeGreaterThan(0);
+  for (const job of Object.values(w.jobs)) {
+    expect(typeof job['runs-on']).toBe('string');
+    for (const step of job.steps) expect(Boolean(step.uses) !== Boolean(step.run)).toBe(true);
+  }
+  const steps = sweepSteps(w);
+  expect(steps.length).toBeGreaterThan(0);
+  const known = new Set<string>(Object.values(Inputs));
+  for (const step of steps) expect(Object.keys(step.with ?? {}).filter((k) => !known.has(k))).toEqual([]);
+});
+
+test('each example does what its name says', () => {
+  const teardown = sweepSteps(examples['ephemeral-teardown.yml']!)[0]!;
+  expect(teardown.with).toMatchObject({ mode: 'teardown' });
+  const hygiene = examples['scheduled-hygiene.yml']!;
+  expect(hygiene.on).toHaveProperty('schedule');
+  expect(sweepSteps(hygiene)[0]!.with).toMatchObject({ mode: 'scan', 'scan-scope': 'cluster' });
+  const pr = examples['pr-check-summary.yml']!;
+  expect(pr.on).toHaveProperty('pull_request');
+  expect(sweepSteps(pr)[0]!.with).toMatchObject({ 'pr-comment': true, 'check-run': true });
+  expect(pr.permissions).toMatchObject({ 'pull-requests': 'write', checks: 'write' });
+});

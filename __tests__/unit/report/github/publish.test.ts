@@ -1,0 +1,223 @@
+/**
+ * publishToGitHub against a local server that records every REST call (GitHub cannot be
+ * reached from the tests): the exact requests for the sticky comment and the check run,
+ * pagination, 403 and other errors, and the token kept out of the logs.
+ */
+import type { Finding } from '../../../../src/report/findings.js';
+import { commentMarker } from '../../../../src/report/github/pr-comment.js';
+import { publishToGitHub, type PublishPorts } from '../../../../src/report/github/publish.js';
+import type { Report } from '../../../../src/report/report.js';
+import {
+  recorderIds,
+  runnerEnv,
+  startGitHubRecorder,
+  type GitHubRecorder,
+  type RecorderOptions,
+} from '../../support/github-recorder.js';
+
+const token = 'ghs_unitTestToken0123456789abcdefABCDEF';
+const marker = commentMarker('PR environment/teardown/sweep');
+
+function report(findings: number): Report {
+  return {
+    schemaVersion: 1,
+    tool: 'kube-sweep',
+    mode: 'scan',
+    verdict: findings ? 'leftovers' : 'clean',
+    cluster: { server: 'https://127.0.0.1:6443', version: 'v1.37.2', context: 'ci' },
+    findings: Array.from(
+      { length: findings },
+      (_, i) =>
+        ({
+          key: `HelmLeftover:v1/ConfigMap/ns/cm-${i}`,
+          code: 'HelmLeftover',
+          rule: 'helm-leftover',
+          severity: 'warning',
+          object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: `cm-${i}` },
+          message: `left by release ns/gone`,
+          evidence: [],
+          remediation: { summary: 'delete it', commands: [] },
+          scope: 'environment',
+        }) as Finding,
+    ),
+    failing: [],
+    warnings: [],
+  };
+}
+
+const servers: GitHubRecorder[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function publish(
+  options: RecorderOptions,
+  what: { prComment?: boolean; checkRun?: boolean },
+  env: (url: string) => Record<string, string>,
+  findings = 0,
+) {
+  const recorder = await startGitHubRecorder(options);
+  servers.push(recorder);
+  const log: string[] = [];
+  const secrets: string[] = [];
+  const ports: PublishPorts = {
+    env: env(recorder.url),
+    info: (l) => log.push(`info: ${l}`),
+    notice: (l) => log.push(`notice: ${l}`),
+    warning: (l) => log.push(`warning: ${l}`),
+    setSecret: (s) => secrets.push(s),
+  };
+  const result = await publishToGitHub(
+    { prComment: what.prComment ?? false, checkRun: what.checkRun ?? false, token },
+    report(findings),
+    '## ✅ kube-sweep: clean\n',
+    ports,
+  );
+  return { result, log, secrets, requests: recorder.requests, url: recorder.url };
+}
+
+const pr = (url: string) => runnerEnv(url, { pullRequest: { number: 7, headSha: 'headsha7' } });
+const commentsPath = '/repos/acme/shop/issues/7/comments';
+
+test('the marked comment on page 2 is found through the Link header and updated (PATCH)', async () => {
+  const { result, log, requests, secrets, url } = await publish(
+    {
+      commentPages: [
+        [
+          { id: 1, body: 'LGTM' },
+          { id: 2, body: '<!-- kube-sweep:summary other/job/step -->\nanother step' },
+        ],
+        [{ id: 3, body: `${marker}\nold summary` }],
+      ],
+    },
+    { prComment: true },
+    pr,
+  );
+  expect(requests.map((r) => [r.method, r.path])).toEqual([
+    ['GET', `${commentsPath}?per_page=100`],
+    ['GET', `${commentsPath}?per_page=100&page=2`],
+    ['PATCH', '/repos/acme/shop/issues/comments/3'],
+  ]);
+  expect(requests[2]!.body).toEqual({ body: `${marker}\n## ✅ kube-sweep: clean\n` });
+  expect(result.prComment).toEqual({ status: 'updated', url: `${url}/comment/3` });
+  for (const r of requests) expect(r.authorization).toBe(`token ${token}`);
+  expect(secrets).toEqual([token]);
+  expect(log.join('\n')).not.toContain(token);
+});
+
+test('without a marked comment a new one is created (POST), and only once per page walk', async () => {
+  const { result, requests, url } = await publish(
+    { commentPages: [[{ id: 1, body: 'LGTM' }], [{ id: 2, body: 'nit' }]] },
+    { prComment: true },
+    pr,
+  );
+  expect(requests.map((r) => [r.method, r.path])).toEqual([
+    ['GET', `${commentsPath}?per_page=100`],
+    ['GET', `${commentsPath}?per_page=100&page=2`],
+    ['POST', commentsPath],
+  ]);
+  expect(requests[2]!.body).toEqual({ body: `${marker}\n## ✅ kube-sweep: clean\n` });
+  expect(result.prComment).toEqual({
+    status: 'created',
+    url: `${url}/comment/${recorderIds.createdCommentId}`,
+  });
+});
+
+test('120 findings: the check run is created with 50 annotations, then updated with 50 and 20', async () => {
+  const { result, requests, url } = await publish({}, { checkRun: true }, pr, 120);
+  expect(requests.map((r) => [r.method, r.path])).toEqual([
+    ['POST', '/repos/acme/shop/check-runs'],
+    ['PATCH', `/repos/acme/shop/check-runs/${recorderIds.checkRunId}`],
+    ['PATCH', `/repos/acme/shop/check-runs/${recorderIds.checkRunId}`],
+  ]);
+  const bodies = requests.map(
+    (r) => r.body as { output: { title: string; annotations: { title: string; path: string }[] } },
+  );
+  expect(bodies[0]).toMatchObject({
+    name: 'kube-sweep (scan)',
+    head_sha: 'headsha7',
+    status: 'completed',
+    conclusion: 'failure',
+    details_url: 'https://github.example/acme/shop/actions/runs/1234',
+    output: { title: 'kube-sweep scan: leftovers found; 120 finding(s), 0 over fail-on' },
+  });
+  expect(bodies.map((b) => b.output.annotations.length)).toEqual([50, 50, 20]);
+  // Every finding once, in order, on the workflow file.
+  expect(bodies.flatMap((b) => b.output.annotations.map((a) => a.title))).toEqual(
+    Array.from({ length: 120 }, (_, i) => `HelmLeftover: ConfigMap ns/cm-${i}`),
+  );
+  expect(new Set(bodies.flatMap((b) => b.output.annotations.map((a) => a.path)))).toEqual(
+    new Set(['.github/workflows/pr-env.yml']),
+  );
+  expect(result.checkRun).toEqual({
+    status: 'created',
+    url: `${url}/check/${recorderIds.checkRunId}`,
+  });
+});
+
+test('outside a pull request: a notice and no comment, while the check run goes on GITHUB_SHA', async () => {
+  const { result, log, requests } = await publish({}, { prComment: true, checkRun: true }, (url) =>
+    runnerEnv(url, { eventName: 'push' }),
+  );
+  expect(result.prComment).toMatchObject({ status: 'skipped' });
+  expect(log).toContain(
+    "notice: pr-comment: not a pull request event (GITHUB_EVENT_NAME is 'push'); no comment was written",
+  );
+  expect(requests.map((r) => [r.method, r.path])).toEqual([['POST', '/repos/acme/shop/check-runs']]);
+  expect(requests[0]!.body).toMatchObject({
+    head_sha: 'f00dfeed00000000000000000000000000000000',
+    conclusion: 'success',
+  });
+  expect((requests[0]!.body as { output: object }).output).not.toHaveProperty('annotations');
+});
+
+test('403 becomes a warning naming the permission to grant, recorded as forbidden', async () => {
+  const { result, log } = await publish(
+    { forbidden: ['comments', 'checks'] },
+    { prComment: true, checkRun: true },
+    pr,
+  );
+  expect(result).toEqual({
+    prComment: {
+      status: 'forbidden',
+      message: '403 Resource not accessible by integration - https://docs.github.com/rest',
+    },
+    checkRun: {
+      status: 'forbidden',
+      message: '403 Resource not accessible by integration - https://docs.github.com/rest',
+    },
+  });
+  const warnings = log.filter((l) => l.startsWith('warning: '));
+  expect(warnings).toHaveLength(2);
+  expect(warnings[0]).toContain('`permissions: pull-requests: write`');
+  expect(warnings[1]).toContain('`permissions: checks: write`');
+  expect(log.join('\n')).not.toContain(token);
+});
+
+test('other errors become warnings and are recorded as failed; nothing throws', async () => {
+  const { result, log } = await publish({ broken: ['checks'] }, { prComment: true, checkRun: true }, pr);
+  expect(result.prComment).toMatchObject({ status: 'created' });
+  expect(result.checkRun).toMatchObject({ status: 'failed' });
+  expect(result.checkRun!.message).toMatch(/^500 /);
+  expect(log.filter((l) => l.startsWith('warning: '))).toEqual([
+    expect.stringMatching(/^warning: could not write the check run: 500 .*verdict is unchanged/),
+  ]);
+});
+
+test('an unreachable API is a failed publication, not an exception', async () => {
+  const closed = await startGitHubRecorder();
+  await closed.close(); // nothing listens on its port any more
+  const log: string[] = [];
+  const result = await publishToGitHub({ prComment: false, checkRun: true, token }, report(0), '## x', {
+    env: pr(closed.url),
+    info: (l) => log.push(`info: ${l}`),
+    notice: (l) => log.push(`notice: ${l}`),
+    warning: (l) => log.push(`warning: ${l}`),
+    setSecret: () => {},
+  });
+  expect(result.checkRun).toMatchObject({ status: 'failed' });
+  expect(log).toEqual([
+    expect.stringMatching(/^warning: could not write the check run: .*(fetch failed|ECONNREFUSED)/),
+  ]);
+  expect(log.join('\n')).not.toContain(token);
+});

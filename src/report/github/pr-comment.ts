@@ -1,0 +1,71 @@
+import { fitMarkdown } from '../markdown.js';
+import type { GitHubContext } from './context.js';
+import type { Octokit } from './octokit.js';
+
+/**
+ * GitHub's limit for an issue or pull request comment body: 65536 characters (the REST API
+ * answers 422 "body is too long" past it). kube-sweep counts UTF-8 bytes, which bound
+ * characters from above.
+ */
+export const commentLimit = 65536;
+
+/**
+ * Pure: the hidden marker that identifies kube-sweep's comment for one step of one workflow:
+ * `<!-- kube-sweep:summary <stepKey> -->`. Characters that could end the HTML comment early
+ * (`-->`, `--`) or break the line are replaced.
+ */
+export function commentMarker(stepKey: string): string {
+  const key = stepKey.replace(/[^A-Za-z0-9_./ -]/g, '_').replace(/-{2,}/g, '-');
+  return `<!-- kube-sweep:summary ${key} -->`;
+}
+
+/**
+ * Pure: the comment body: the marker on the first line, then the markdown summary cut at a
+ * block boundary (never inside a table) so that the whole stays within `commentLimit`, with a
+ * note that points at the run's job summary when it was cut.
+ */
+export function commentBody(markdown: string, marker: string, runUrl?: string): string {
+  const where = runUrl
+    ? `the job summary of [the workflow run](${runUrl})`
+    : "the workflow run's job summary";
+  const note = `> ✂️ This comment was cut to stay under GitHub's ${commentLimit}-character limit; the whole summary is in ${where}, and the JSON report in the step output \`report-path\`.`;
+  const head = `${marker}\n`;
+  return head + fitMarkdown(markdown, commentLimit - Buffer.byteLength(head), note);
+}
+
+/**
+ * Creates or updates the pull request's kube-sweep comment: lists the issue comments of the
+ * PR page by page (GET /repos/{owner}/{repo}/issues/{n}/comments, 100 a page) and PATCHes the
+ * first one whose body contains `marker`; POSTs a new comment when none does (GitHub REST docs,
+ * "Issue comments").
+ * @returns what was done and the comment's html_url.
+ * @throws the Octokit RequestError of a failed request (status 403 when the token lacks
+ *   `pull-requests: write`, e.g. on a pull request from a fork).
+ */
+export async function upsertComment(
+  octokit: Octokit,
+  ctx: GitHubContext & { pullRequest: { number: number } },
+  marker: string,
+  body: string,
+): Promise<{ status: 'created' | 'updated'; url: string }> {
+  const where = { owner: ctx.owner, repo: ctx.repo };
+  let existing: number | undefined;
+  for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, {
+    ...where,
+    issue_number: ctx.pullRequest.number,
+    per_page: 100,
+  })) {
+    existing = page.data.find((c) => (c.body ?? '').includes(marker))?.id;
+    if (existing !== undefined) break;
+  }
+  if (existing !== undefined) {
+    const { data } = await octokit.rest.issues.updateComment({ ...where, comment_id: existing, body });
+    return { status: 'updated', url: data.html_url };
+  }
+  const { data } = await octokit.rest.issues.createComment({
+    ...where,
+    issue_number: ctx.pullRequest.number,
+    body,
+  });
+  return { status: 'created', url: data.html_url };
+}

@@ -1,0 +1,129 @@
+import type { Report } from '../report.js';
+import { createCheckRun } from './check-run.js';
+import { readGitHubContext, type GitHubContext } from './context.js';
+import { createOctokit, type Octokit } from './octokit.js';
+import { commentBody, commentMarker, upsertComment } from './pr-comment.js';
+
+/**
+ * What became of one publication. `skipped`: not applicable (a PR comment outside a pull
+ * request event); `forbidden`: GitHub answered 403 (the token lacks a permission);
+ * `failed`: any other error. Never changes the verdict of the sweep.
+ */
+export interface Publication {
+  readonly status: 'created' | 'updated' | 'skipped' | 'forbidden' | 'failed';
+  /** The comment's or check run's page. */
+  readonly url?: string;
+  /** Why it was skipped or failed (GitHub's status and message; never the token). */
+  readonly message?: string;
+}
+
+/** The report's `github` section: one entry per publication that was asked for. */
+export interface GitHubPublications {
+  readonly prComment?: Publication;
+  readonly checkRun?: Publication;
+}
+
+/** What to publish (inputs pr-comment, check-run, github-token). */
+export interface PublishSettings {
+  readonly prComment: boolean;
+  readonly checkRun: boolean;
+  /** A token for the REST API; '' when none was given. */
+  readonly token: string;
+}
+
+/** What publishing touches besides GitHub: the runner's variables, the log, masking. */
+export interface PublishPorts {
+  readonly env: NodeJS.ProcessEnv;
+  readonly info: (line: string) => void;
+  readonly notice: (line: string) => void;
+  readonly warning: (line: string) => void;
+  readonly setSecret: (value: string) => void;
+}
+
+/** The permission a GITHUB_TOKEN needs for each publication (workflow `permissions:`). */
+const permissions = { prComment: 'pull-requests: write', checkRun: 'checks: write' } as const;
+const names = { prComment: 'the pull request comment', checkRun: 'the check run' } as const;
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown })?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** The error's status and first line, with the token removed should it appear anywhere. */
+function describe(error: unknown, token: string): string {
+  const status = statusOf(error);
+  const message = String((error as Error)?.message ?? error).split('\n')[0]!;
+  const text = status !== undefined && !message.includes(String(status)) ? `${status} ${message}` : message;
+  return token ? text.split(token).join('***') : text;
+}
+
+/**
+ * Publishes the summary to GitHub as asked: a sticky pull request comment (pr-comment.ts)
+ * and/or a check run (check-run.ts). Never throws and never fails the step: a 403 becomes a
+ * warning that names the permission to grant, any other error a warning; both are recorded
+ * in the returned section of the report.
+ * @param markdown the rendered summary (uncut; each publication cuts it to its own limit).
+ */
+export async function publishToGitHub(
+  settings: PublishSettings,
+  report: Report,
+  markdown: string,
+  ports: PublishPorts,
+): Promise<GitHubPublications> {
+  const wanted = (['prComment', 'checkRun'] as const).filter((k) => settings[k]);
+  if (wanted.length === 0) return {};
+  if (settings.token) ports.setSecret(settings.token);
+  let ctx: GitHubContext;
+  let octokit: Octokit;
+  try {
+    if (!settings.token) {
+      throw new Error(
+        "no token: input 'github-token' is empty (its default is ${{ github.token }}; the CLI reads GITHUB_TOKEN)",
+      );
+    }
+    ctx = readGitHubContext(ports.env);
+    octokit = createOctokit(settings.token, ctx.apiUrl);
+  } catch (error) {
+    const message = describe(error, settings.token);
+    ports.warning(`could not publish to GitHub: ${message}`);
+    return Object.fromEntries(wanted.map((k) => [k, { status: 'failed', message }]));
+  }
+  const out: { prComment?: Publication; checkRun?: Publication } = {};
+  for (const kind of wanted) {
+    try {
+      if (kind === 'prComment') {
+        if (!ctx.pullRequest) {
+          const message = `not a pull request event (GITHUB_EVENT_NAME is '${ctx.eventName}'); no comment was written`;
+          ports.notice(`pr-comment: ${message}`);
+          out.prComment = { status: 'skipped', message };
+          continue;
+        }
+        const marker = commentMarker(ctx.stepKey);
+        const result = await upsertComment(
+          octokit,
+          { ...ctx, pullRequest: ctx.pullRequest },
+          marker,
+          commentBody(markdown, marker, ctx.runUrl),
+        );
+        ports.info(`pull request #${ctx.pullRequest.number}: comment ${result.status} (${result.url})`);
+        out.prComment = result;
+      } else {
+        const result = await createCheckRun(octokit, ctx, report, markdown);
+        ports.info(`check run created (${result.url})`);
+        out.checkRun = result;
+      }
+    } catch (error) {
+      const message = describe(error, settings.token);
+      if (statusOf(error) === 403) {
+        ports.warning(
+          `could not write ${names[kind]}: GitHub answered ${message}. Grant the job \`permissions: ${permissions[kind]}\`; on pull requests from forks the token is read-only, so nothing can be written (the sweep's verdict is unchanged)`,
+        );
+        out[kind] = { status: 'forbidden', message };
+      } else {
+        ports.warning(`could not write ${names[kind]}: ${message} (the sweep's verdict is unchanged)`);
+        out[kind] = { status: 'failed', message };
+      }
+    }
+  }
+  return out;
+}
