@@ -3,59 +3,26 @@
  * variables and the GITHUB_STEP_SUMMARY / GITHUB_OUTPUT / GITHUB_STATE files, then
  * `node dist/post/index.js` with the saved state as STATE_* variables.
  */
-import { execa } from 'execa';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import {
-  adminApi,
+  adminApiForSuite,
   clusterEnv,
   deleteIfPresent,
   getOrUndefined,
   repoRoot,
   uniqueName,
 } from '../integration/support/cluster.js';
+import { fileCommands, runStep, runnerFiles } from './support/runner.js';
 import { installOperatorAndApp } from '../integration/support/widgets.js';
 import { recorderIds, runnerEnv, startGitHubRecorder } from '../unit/support/github-recorder.js';
 
+const suiteApi = adminApiForSuite();
 let api: ApiClient;
-beforeAll(async () => {
-  api = await adminApi();
+beforeAll(() => {
+  api = suiteApi();
 });
-afterAll(async () => {
-  await api.close();
-});
-
-/** Parses the `name<<delimiter ... delimiter` entries @actions/core writes to GITHUB_OUTPUT/STATE. */
-function fileCommands(path: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = readFileSync(path, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^([\w-]+)<<(.+)$/.exec(lines[i]!);
-    if (!m) continue;
-    const value: string[] = [];
-    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i]!);
-    out[m[1]!] = value.join('\n');
-  }
-  return out;
-}
-
-async function runStep(script: string, env: Record<string, string>) {
-  return execa(process.execPath, [join(repoRoot, script)], { env, extendEnv: true, reject: false });
-}
-
-function runnerFiles() {
-  const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-e2e-'));
-  const files = {
-    RUNNER_TEMP: dir,
-    GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
-    GITHUB_OUTPUT: join(dir, 'output'),
-    GITHUB_STATE: join(dir, 'state'),
-  };
-  for (const f of [files.GITHUB_STEP_SUMMARY, files.GITHUB_OUTPUT, files.GITHUB_STATE]) writeFileSync(f, '');
-  return files;
-}
 
 test('teardown through node dist/index.js: clean verdict, summary, outputs and JSON report', async () => {
   const id = uniqueName('e2e');
