@@ -111,7 +111,7 @@ export const stuckFinalizerRule: Rule = {
             object: refOf(objects[0]!),
             subject: finalizerGroupSubject(namespace, finalizer),
             message:
-              `${count} ${where} have waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
+              `${count} ${where} ${objects.length === 1 ? 'has' : 'have'} waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
               (gone ? ', and no controller for it appears to run' : ''),
             evidence: [
               ...capLines(
