@@ -1,7 +1,9 @@
 /**
  * Makes text from the cluster (names, annotations, condition messages) inert in GitHub
  * markdown and HTML: HTML-significant characters become entities, markdown punctuation is
- * backslash-escaped, and newlines become spaces so a value cannot break a table row.
+ * backslash-escaped, newlines become spaces so a value cannot break a table row, and the
+ * triggers of GFM's extended autolinks (`://`, `www.`, `@`; GitHub Flavored Markdown spec,
+ * "Autolinks (extension)") become entities, so a URL in cluster text stays text, not a link.
  */
 export function escapeMarkdown(text: string): string {
   return text
@@ -10,7 +12,10 @@ export function escapeMarkdown(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/[\r\n]+/g, ' ')
-    .replace(/([\\`*_{}[\]()#+!|~])/g, '\\$1');
+    .replace(/([\\`*_{}[\]()#+!|~])/g, '\\$1')
+    .replace(/:\/\//g, '&#58;//')
+    .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}&#46;`)
+    .replace(/@/g, '&#64;');
 }
 
 /**

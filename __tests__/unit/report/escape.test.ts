@@ -2,7 +2,8 @@ import { codeSpan, escapeMarkdown } from '../../../src/report/escape.js';
 
 test.each([
   ['<script>alert(1)</script>', '&lt;script&gt;alert\\(1\\)&lt;/script&gt;'],
-  ['[click](https://evil.example)', '\\[click\\]\\(https://evil.example\\)'],
+  ['[click](https://evil.example)', '\\[click\\]\\(https&#58;//evil.example\\)'],
+  ['see www.evil.example or ops@evil.example', 'see www&#46;evil.example or ops&#64;evil.example'],
   ['a | b\n| c', 'a \\| b \\| c'],
   ['**bold** _it_ `code`', '\\*\\*bold\\*\\* \\_it\\_ \\`code\\`'],
   ['plain-name.v1', 'plain-name.v1'],
