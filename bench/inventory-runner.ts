@@ -5,13 +5,20 @@
  * figures on stdout. This launcher then writes its own peak RSS to stderr as
  * `[launcher] maxRSS KiB <n>`, so both processes of a run are counted. bench/inventory.ts runs
  * it bundled with ncc, as dist/ is.
+ *
+ * The launcher's figure is VmHWM from /proc/self/status, not getrusage's maxRSS: Linux carries
+ * ru_maxrss across exec (the high-water mark of the pre-exec copy of the parent is kept), so a
+ * launcher started by the 80 MiB bench process reported 83 - 89 MiB of maxRSS while its own
+ * VmHWM was 49 MiB (the same launcher started from a shell: 49 MiB both ways).
  */
+import { readFileSync } from 'node:fs';
 import { relaunchWithFlags } from '../src/util/relaunch.js';
 
 const code = await relaunchWithFlags();
 if (code === undefined) {
   await import('./inventory-measure.js');
 } else {
-  process.stderr.write(`[launcher] maxRSS KiB ${process.resourceUsage().maxRSS}\n`);
+  const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  process.stderr.write(`[launcher] maxRSS KiB ${hwm ?? process.resourceUsage().maxRSS}\n`);
   process.exitCode = code;
 }

@@ -46,7 +46,7 @@ test('teardown through node dist/index.js: clean verdict, summary, outputs and J
     });
     expect(step.exitCode).toBe(0);
     // The step ran in the relaunched process, with the young-generation cap (src/util/relaunch.ts).
-    expect(String(step.stdout)).toMatch(/::debug::node v24\.\S+ --max-semi-space-size=16/);
+    expect(String(step.stdout)).toMatch(/::debug::node v24\.\S+ --max-semi-space-size=8/);
     const outputs = fileCommands(files.GITHUB_OUTPUT);
     expect(outputs).toMatchObject({
       verdict: 'clean',
