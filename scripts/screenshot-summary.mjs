@@ -16,7 +16,10 @@ if (!input || !output) {
   process.exit(2);
 }
 const width = Number(widthArg ?? 1100);
-const css = readFileSync(createRequire(import.meta.url).resolve('github-markdown-css/github-markdown-light.css'), 'utf8');
+const css = readFileSync(
+  createRequire(import.meta.url).resolve('github-markdown-css/github-markdown-light.css'),
+  'utf8',
+);
 // Open the first <details> of the findings so the picture shows evidence and remedy.
 const body = marked.parse(readFileSync(input, 'utf8')).replace('<details>', '<details open>');
 const html = `<!doctype html><html><head><meta charset="utf-8"><style>${css}
@@ -42,7 +45,12 @@ const flags = [
 const height = Number(process.env.SHOT_HEIGHT ?? 1800);
 execFileSync(
   chromium,
-  [...flags, `--window-size=${width},${height}`, `--screenshot=${resolve(output)}`, `file://${join(dir, 'summary.html')}`],
+  [
+    ...flags,
+    `--window-size=${width},${height}`,
+    `--screenshot=${resolve(output)}`,
+    `file://${join(dir, 'summary.html')}`,
+  ],
   { stdio: ['ignore', 'ignore', 'pipe'] },
 );
 console.log(`${resolve(output)} (${width}x${height}) from ${input}`);
