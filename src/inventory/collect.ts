@@ -4,6 +4,7 @@ import { KubernetesApiError } from '../cluster/errors.js';
 import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata } from './list.js';
+import { fetchPods, podsToFetch } from './pods.js';
 import { buildInventory, type Inventory } from './snapshot.js';
 import {
   fullObjectResources,
@@ -71,7 +72,9 @@ function gapOf(r: ServedResource, error: unknown): CoverageGap {
 /**
  * Reads the whole cluster into one snapshot: /version, discovery (failed group-versions
  * recorded), then every listable resource, paged and bounded in parallel, as metadata only
- * except the kinds in `fullObjectResources`. A list that is forbidden or fails becomes a
+ * except the kinds in `fullObjectResources`, and then the few Pods the rules need whole
+ * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
+ * holds a deleting PersistentVolumeClaim). A list that is forbidden or fails becomes a
  * `coverage` entry; nothing is silently skipped.
  * @throws ClusterAccessError when the API server cannot be reached at all (unreachable, TLS).
  */
@@ -93,9 +96,10 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
 
   const targets = resourcesToList(discovery);
   const fullKeys = new Set(fullObjectResources.map((r) => `${r.group}/${r.resource}`));
-  const full: Record<string, unknown[]> = Object.fromEntries(
-    fullObjectResources.map((r) => [r.resource, []]),
-  );
+  const full: Record<string, unknown[]> = Object.fromEntries([
+    ...fullObjectResources.map((r) => [r.resource, []]),
+    ['pods', []],
+  ]);
   const objects: ObjectMetadata[] = [];
   const seen = new Set<string>();
   const coverage: CoverageGap[] = failedGroupVersions.map((f) => ({
@@ -135,6 +139,17 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
       }),
     ),
   );
+  // Whole Pods only where a rule needs their spec (pods.ts): deleting pods, pods next to a deleting claim.
+  const podPlan = podsToFetch(objects);
+  if (podPlan.namespaces.length + podPlan.pods.length > 0) {
+    const fetched = await fetchPods(api, podPlan, options);
+    full.pods = fetched.pods;
+    coverage.push(...fetched.coverage);
+    log(
+      `whole pods: ${fetched.pods.length} (${podPlan.pods.length} deleting pods, all pods of ` +
+        `${podPlan.namespaces.length} namespaces with a deleting claim)`,
+    );
+  }
   const listMs = now() - listStarted;
   const known = new Set(failedGroupVersions.map((f) => f.groupVersion));
   for (const f of unavailableAPIServices(full.apiservices ?? [])) {

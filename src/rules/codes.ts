@@ -68,6 +68,14 @@ export const findingCodes = {
     severity: 'warning',
     title: 'PersistentVolume Released or Failed, bound to a claim that no longer exists',
   },
+  PodStuckTerminating: {
+    severity: 'error',
+    title: 'Pod Terminating on a node whose kubelet does not answer (or that is gone)',
+  },
+  PVCProtectionBlocked: {
+    severity: 'error',
+    title: 'PersistentVolumeClaim Terminating, held by kubernetes.io/pvc-protection',
+  },
   HelmReleaseStuck: {
     severity: 'error',
     title: 'Helm release left pending-install/upgrade/rollback, uninstalling or failed',

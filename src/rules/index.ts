@@ -13,6 +13,8 @@ import { linkFindings } from './link.js';
 import { namespaceStuckRule } from './namespace-stuck.js';
 import { objectInMissingNamespaceRule } from './object-in-missing-namespace.js';
 import { ownerReferenceRule } from './owner-reference.js';
+import { podStuckTerminatingRule } from './pod-stuck-terminating.js';
+import { pvcProtectionBlockedRule } from './pvc-protection-blocked.js';
 import type { Rule, RuleContext } from './rule.js';
 import { storageLeftoverRule } from './storage-leftover.js';
 import { stuckFinalizerRule } from './stuck-finalizer.js';
@@ -30,6 +32,8 @@ export const rules: readonly Rule[] = [
   crdStuckRule,
   ownerReferenceRule,
   storageLeftoverRule,
+  podStuckTerminatingRule,
+  pvcProtectionBlockedRule,
   helmReleaseStuckRule,
   helmLeftoverRule,
 ];
