@@ -21,6 +21,8 @@ import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { runTeardown } from './teardown/run-teardown.js';
+import { remediate, remediationError } from './remediate/run-remediation.js';
+import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 
 /** What the engine needs besides the open cluster: logs, log groups and a command runner. */
@@ -58,6 +60,55 @@ function namespacesOf(inventory: Inventory) {
     name: n.metadata?.name ?? '',
     labels: n.metadata?.labels ?? {},
   }));
+}
+
+/**
+ * The scan's environment in scan mode: the namespaces the inputs select, plus namespaces that
+ * no longer exist but still store objects (scenario S10) whose name a `namespaces` pattern
+ * matches (labels of a gone namespace are unknown, so `selector` cannot match it).
+ */
+function scanEnvironment(settings: Settings, inventory: Inventory): readonly string[] {
+  const gone = [...inventory.byNamespace.keys()]
+    .filter((ns) => !inventory.namespaceNames.has(ns))
+    .map((name) => ({ name, labels: {} }));
+  return resolveScope(settings.scope, [...namespacesOf(inventory), ...gone]).namespaces;
+}
+
+type ScanResult = ReturnType<typeof scan>;
+
+/**
+ * `remediate: safe` (src/remediate): acts on the scan's findings within the scope, then scans a
+ * fresh snapshot so that the report says what is left. With `remediate: none` (the default)
+ * returns the first scan as it is and sends nothing.
+ */
+async function remediateThenRescan(
+  settings: Settings,
+  cluster: OpenCluster,
+  ports: EnginePorts,
+  first: ScanResult & { inventory: Inventory },
+  environment: readonly string[],
+  clusterWide: boolean,
+): Promise<ScanResult & { inventory: Inventory; remediation?: RemediationReport; error?: string }> {
+  if (settings.remediate !== 'safe') return first;
+  const done = await remediate(
+    cluster.api,
+    first.findings,
+    first.inventory,
+    {
+      forceRemoveFinalizers: settings.forceRemoveFinalizers,
+      environmentNamespaces: new Set(environment),
+      clusterWide,
+    },
+    { info: ports.info, group: ports.group, stageTimeoutMs: settings.stageTimeoutMs },
+  );
+  const remediation: RemediationReport = { ...done, findingsBefore: first.findings.length };
+  const error = remediationError(done);
+  if (done.results.length === 0) return { ...first, remediation };
+  const inventory = await readInventory(settings, cluster, ports);
+  const again = await ports.group('Scanning again after remediation', async () =>
+    scan(settings, inventory, environment, ports),
+  );
+  return { ...again, inventory, remediation, ...(error ? { error } : {}) };
 }
 
 /**
@@ -131,17 +182,31 @@ export const modes: Record<
     return { verdict: inventoryVerdict(inventory), inventory, warnings: [] };
   },
   async scan(settings, cluster, ports) {
-    const inventory = await readInventory(settings, cluster, ports);
-    const environment = resolveScope(settings.scope, namespacesOf(inventory)).namespaces;
-    const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
-      scan(settings, inventory, environment, ports),
+    const before = await readInventory(settings, cluster, ports);
+    const environment = scanEnvironment(settings, before);
+    const first = await ports.group('Scanning for leftovers', async () =>
+      scan(settings, before, environment, ports),
+    );
+    const { findings, failing, suppressed, inventory, remediation, error } = await remediateThenRescan(
+      settings,
+      cluster,
+      ports,
+      { ...first, inventory: before },
+      environment,
+      // The whole cluster is the scope only when scan-scope is cluster and no input narrows it.
+      settings.scanScope === 'cluster' &&
+        settings.scope.namespacePatterns.length === 0 &&
+        settings.scope.selector.length === 0 &&
+        settings.scope.releases.length === 0,
     );
     return {
-      verdict: scanVerdict(failing, inventory.coverage.length),
+      verdict: error ? 'error' : scanVerdict(failing, inventory.coverage.length),
+      ...(error ? { error } : {}),
       inventory: summarizeInventory(inventory),
       findings,
       failing: failing.map((f) => f.key),
       suppressed,
+      ...(remediation ? { remediation } : {}),
       warnings: [],
     };
   },
@@ -196,13 +261,28 @@ export const modes: Record<
     );
     // Prove it: a fresh snapshot after the teardown, scanned for what the environment left.
     const after = await readInventory(settings, cluster, ports);
-    const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
+    const first = await ports.group('Scanning for leftovers', async () =>
       scan(settings, after, planned.plan.scope.namespaces, ports),
     );
-    const verdict = teardownVerdict(teardown) === 'leftovers' || failing.length > 0 ? 'leftovers' : 'clean';
+    const rescanned = await remediateThenRescan(
+      settings,
+      cluster,
+      ports,
+      { ...first, inventory: after },
+      planned.plan.scope.namespaces,
+      false,
+    );
+    const { findings, failing, suppressed, remediation, error } = rescanned;
+    const verdict = error
+      ? 'error'
+      : teardownVerdict(teardown) === 'leftovers' || failing.length > 0
+        ? 'leftovers'
+        : 'clean';
     return {
       verdict,
-      inventory: summarizeInventory(after),
+      ...(error ? { error } : {}),
+      ...(remediation ? { remediation } : {}),
+      inventory: summarizeInventory(rescanned.inventory),
       plan: summarizePlan(planned.plan),
       teardown,
       findings,

@@ -31,6 +31,15 @@ export interface Settings {
   readonly stuckAfterMs: number;
   /** `ignore` entries: findings they match are suppressed (and counted). */
   readonly ignore: readonly Exclusion[];
+  /**
+   * `none`: report only. `safe`: after the scan, delete APIServices and webhook configurations
+   * whose backend is gone, re-create missing namespaces that still store objects and delete them
+   * properly, remove the finalizers named in `forceRemoveFinalizers`; then scan again
+   * (src/remediate/plan-remediation.ts has the scope rule).
+   */
+  readonly remediate: 'none' | 'safe';
+  /** Finalizer names `remediate: safe` may remove from objects a finalizer finding reports. */
+  readonly forceRemoveFinalizers: readonly string[];
   /** The environment: namespace names/globs, namespace label selector, releases. */
   readonly scope: ScopeSpec;
   /** Delete the scoped namespaces after the last stage. */
@@ -226,6 +235,26 @@ function orderLines() {
   });
 }
 
+// A qualified name as the API server validates finalizers (apimachinery IsQualifiedName):
+// optional DNS-subdomain prefix and '/', then a name of [A-Za-z0-9_.-], alphanumeric at both ends.
+const finalizerName =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+function finalizerNames() {
+  return z.string().transform((raw, ctx) => {
+    const out = items(raw);
+    const bad = out.find((f) => !finalizerName.test(f) || f.length > 316);
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `input 'force-remove-finalizers' has '${bad}', which is not a finalizer name; list exact names such as example.com/cleanup (no globs)`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(out)];
+  });
+}
+
 const severities = ['error', 'warning', 'info'] as const;
 
 /** `fail-on`: `never`, a severity (findings at or above it fail), finding codes, or both. */
@@ -333,6 +362,8 @@ const schema = z
     [Inputs.failOn]: failOn(),
     [Inputs.stuckAfter]: duration(Inputs.stuckAfter),
     [Inputs.ignore]: ignoreEntries(),
+    [Inputs.remediate]: oneOf(Inputs.remediate, ['none', 'safe']),
+    [Inputs.forceRemoveFinalizers]: finalizerNames(),
     [Inputs.namespaces]: namespacePatterns(),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
@@ -366,6 +397,14 @@ const schema = z
     [Inputs.reportPath]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
+    if (v['force-remove-finalizers'].length > 0 && v.remediate !== 'safe') {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.forceRemoveFinalizers],
+        message:
+          "input 'force-remove-finalizers' only acts with 'remediate: safe'; set remediate to safe or drop it",
+      });
+    }
     if (
       v.mode !== 'inventory' &&
       !(v.mode === 'scan' && v['scan-scope'] !== 'environment') &&
@@ -427,6 +466,8 @@ export function parseSettings(read: InputReader): Settings {
     failOn: Object.freeze(v['fail-on']),
     stuckAfterMs: v['stuck-after'],
     ignore: v.ignore,
+    remediate: v.remediate,
+    forceRemoveFinalizers: v['force-remove-finalizers'],
     scope: Object.freeze({
       namespacePatterns: v.namespaces,
       selector: v.selector.requirements,

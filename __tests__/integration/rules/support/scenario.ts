@@ -423,3 +423,22 @@ export async function waitForPodsRemaining(api: ApiClient, namespace: string): P
     `Failed to delete all resource types, 1 remaining: unexpected items still remain in namespace: ${namespace} for gvr: /v1, Resource=pods`,
   );
 }
+
+/**
+ * S10's fault, built for real: deletes the namespace, waits until its finalizers hold it, then
+ * PUTs /finalize with empty spec.finalizers (what kube-sweep itself never does) and waits until
+ * the namespace is gone while its objects stay stored.
+ */
+export async function forceFinalizeNamespace(api: ApiClient, namespace: string): Promise<void> {
+  await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}` });
+  await waitForCondition(api, `/api/v1/namespaces/${namespace}`, 'NamespaceFinalizersRemaining');
+  const current = await api.request<{ spec: { finalizers?: string[] } }>({
+    path: `/api/v1/namespaces/${namespace}`,
+  });
+  await api.request({
+    method: 'PUT',
+    path: `/api/v1/namespaces/${namespace}/finalize`,
+    body: { ...current, spec: { ...current.spec, finalizers: [] } },
+  });
+  await waitGone(api, `/api/v1/namespaces/${namespace}`);
+}
