@@ -36,6 +36,16 @@ export function objectPath(o: FinalizerTarget): string {
   return `${collectionPath({ group, version, resource: o.resource }, o.namespace)}/${encodeURIComponent(o.name)}`;
 }
 
+async function gone(api: ApiClient, path: string): Promise<boolean> {
+  try {
+    await api.request({ path });
+    return false;
+  } catch (error) {
+    if (status(error) === 404) return true;
+    throw error;
+  }
+}
+
 /** DELETE; 404 counts as done (already gone). */
 async function remove(api: ApiClient, path: string): Promise<string> {
   try {
@@ -75,7 +85,9 @@ async function removeFinalizer(api: ApiClient, target: FinalizerTarget, finalize
       ],
     });
   } catch (error) {
-    if (status(error) === 404) return 'already gone';
+    // 404 is also what NamespaceLifecycle answers for an object whose namespace is gone
+    // (`namespaces "<ns>" not found`): only a fresh GET that finds nothing means "gone".
+    if (status(error) === 404 && (await gone(api, path))) return 'already gone';
     throw error;
   }
   return `removed (was at index ${index})`;

@@ -9,6 +9,7 @@
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
 import { auditMark, kubeSweepRequestsSince, mutatingVerbs } from '../support/audit.js';
+import { userKubeconfig, withRole } from '../support/identities.js';
 import {
   adminApi,
   createApiServiceWithoutBackend,
@@ -199,3 +200,42 @@ test('S01/S04 remediated inside the scope: APIService and webhook configuration 
     await deleteNamespaceAndWait(api, outside);
   }
 }, 180_000);
+
+test('a remediation the identity may not do fails, and the run is an error, never clean', async () => {
+  const id = uniqueName('remediate-denied');
+  const scoped = `${id}-metrics`;
+  const user = uniqueName('scan-only');
+  const apiService = await createApiServiceWithoutBackend(api, {
+    group: `${id}.kube-sweep.test`,
+    serviceName: 'gone',
+  });
+  const path = `/apis/apiregistration.k8s.io/v1/apiservices/${apiService}`;
+  try {
+    await createNamespace(api, scoped);
+    await api.request({
+      method: 'PATCH',
+      path,
+      contentType: 'application/merge-patch+json',
+      body: { spec: { service: { namespace: scoped, name: 'gone', port: 443 } } },
+    });
+    await withRole(api, 'kube-sweep-scan.yaml', user, async () => {
+      const { report, failures, outputs } = await runAction({
+        mode: 'scan',
+        namespaces: scoped,
+        remediate: 'safe',
+        kubeconfig: await userKubeconfig(user),
+      });
+      expect(report.remediation!.results.map((r) => [r.action.type, r.status])).toEqual([
+        ['delete-apiservice', 'failed'],
+      ]);
+      expect(report.remediation!.results[0]!.message).toMatch(/^HTTP 403: .*forbidden/);
+      expect(report.verdict).toBe('error');
+      expect(failures[0]).toMatch(/^remediation: 1 action\(s\) failed: delete APIService /);
+      expect(outputs.get('remediated')).toBe('0');
+    });
+    expect(await getOrUndefined(api, path)).toBeDefined();
+  } finally {
+    await deleteIfPresent(api, path);
+    await deleteNamespaceAndWait(api, scoped);
+  }
+}, 120_000);
