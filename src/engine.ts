@@ -88,6 +88,7 @@ async function remediateThenRescan(
   first: ScanResult & { inventory: Inventory },
   environment: readonly string[],
   clusterWide: boolean,
+  removedReleases: readonly { namespace: string; name: string }[] = [],
 ): Promise<ScanResult & { inventory: Inventory; remediation?: RemediationReport; error?: string }> {
   if (settings.remediate !== 'safe') return first;
   const done = await remediate(
@@ -106,7 +107,7 @@ async function remediateThenRescan(
   if (done.results.length === 0) return { ...first, remediation };
   const inventory = await readInventory(settings, cluster, ports);
   const again = await ports.group('Scanning again after remediation', async () =>
-    scan(settings, inventory, environment, ports),
+    scan(settings, inventory, environment, ports, removedReleases),
   );
   return { ...again, inventory, remediation, ...(error ? { error } : {}) };
 }
@@ -115,11 +116,18 @@ async function remediateThenRescan(
  * Runs the rules over a snapshot and keeps what `scan-scope` asks for. `environment` are the
  * namespaces of the environment (they may be gone already: their orphans still count).
  */
-function scan(settings: Settings, inventory: Inventory, environment: readonly string[], ports: EnginePorts) {
+function scan(
+  settings: Settings,
+  inventory: Inventory,
+  environment: readonly string[],
+  ports: EnginePorts,
+  removedReleases: readonly { namespace: string; name: string }[] = [],
+) {
   const all = runRules(inventory, {
     now: Date.now(),
     stuckAfterSeconds: settings.stuckAfterMs / 1000,
     environmentNamespaces: new Set(environment),
+    removedReleases,
   });
   const inScope: Finding[] =
     settings.scanScope === 'cluster' ? all : all.filter((f) => f.scope === 'environment');
@@ -261,8 +269,13 @@ export const modes: Record<
     );
     // Prove it: a fresh snapshot after the teardown, scanned for what the environment left.
     const after = await readInventory(settings, cluster, ports);
+    // Releases this run uninstalled ("<namespace>/<name>"): their operators' leftovers (S18).
+    const removed = teardown.stages
+      .flatMap((s) => s.releases)
+      .filter((r) => r.status === 'uninstalled')
+      .map((r) => ({ namespace: r.release.split('/')[0]!, name: r.release.split('/')[1]! }));
     const first = await ports.group('Scanning for leftovers', async () =>
-      scan(settings, after, planned.plan.scope.namespaces, ports),
+      scan(settings, after, planned.plan.scope.namespaces, ports, removed),
     );
     const rescanned = await remediateThenRescan(
       settings,
@@ -271,6 +284,7 @@ export const modes: Record<
       { ...first, inventory: after },
       planned.plan.scope.namespaces,
       false,
+      removed,
     );
     const { findings, failing, suppressed, remediation, error } = rescanned;
     const verdict = error
