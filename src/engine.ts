@@ -45,6 +45,7 @@ async function readInventory(
       pageSize: settings.pageSize,
       concurrency: settings.listConcurrency,
       log: ports.info,
+      ...(settings.etcd ? { etcd: settings.etcd, etcdTimeoutMs: settings.requestTimeoutMs } : {}),
     }),
   );
   for (const gap of inventory.coverage)

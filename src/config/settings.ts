@@ -8,6 +8,7 @@ import type { Severity } from '../report/findings.js';
 import { findingCodes, type FindingCode } from '../rules/codes.js';
 import type { Exclusion } from '../rules/exclusions.js';
 import { parse as parseYaml } from 'yaml';
+import type { EtcdAccess } from '../inventory/etcd.js';
 
 /**
  * Read-only, validated settings. The only place that knows input names and defaults; every
@@ -40,6 +41,11 @@ export interface Settings {
   readonly remediate: 'none' | 'safe';
   /** Finalizer names `remediate: safe` may remove from objects a finalizer finding reports. */
   readonly forceRemoveFinalizers: readonly string[];
+  /**
+   * The optional read-only etcd read (src/inventory/etcd.ts): endpoint URL and, for https,
+   * client TLS files. Absent: etcd is not read.
+   */
+  readonly etcd?: EtcdAccess;
   /** The environment: namespace names/globs, namespace label selector, releases. */
   readonly scope: ScopeSpec;
   /** Delete the scoped namespaces after the last stage. */
@@ -363,6 +369,30 @@ const schema = z
     [Inputs.stuckAfter]: duration(Inputs.stuckAfter),
     [Inputs.ignore]: ignoreEntries(),
     [Inputs.remediate]: oneOf(Inputs.remediate, ['none', 'safe']),
+    [Inputs.etcdEndpoint]: z.string().transform((raw, ctx) => {
+      const text = raw.trim();
+      if (text === '') return '';
+      if (!/^https?:\/\/[^/\s]+\/?$/.test(text)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'etcd-endpoint' is '${raw}'; write one etcd client URL such as http://127.0.0.1:2379 or https://10.0.0.5:2379`,
+        });
+        return z.NEVER;
+      }
+      return text;
+    }),
+    [Inputs.etcdTls]: z.string().transform((raw, ctx) => {
+      const parts = items(raw);
+      if (parts.length === 0) return undefined;
+      if (parts.length !== 3) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'etcd-tls' is '${raw}'; give three PEM file paths: CA, client certificate, client key (comma-separated)`,
+        });
+        return z.NEVER;
+      }
+      return { ca: parts[0]!, cert: parts[1]!, key: parts[2]! };
+    }),
     [Inputs.forceRemoveFinalizers]: finalizerNames(),
     [Inputs.namespaces]: namespacePatterns(),
     [Inputs.selector]: labelSelector(),
@@ -397,6 +427,14 @@ const schema = z
     [Inputs.reportPath]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
+    if (v['etcd-tls'] && !v['etcd-endpoint'].startsWith('https://')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.etcdTls],
+        message:
+          "input 'etcd-tls' needs an https 'etcd-endpoint'; set etcd-endpoint to https://... or drop etcd-tls",
+      });
+    }
     if (v['force-remove-finalizers'].length > 0 && v.remediate !== 'safe') {
       ctx.addIssue({
         code: 'custom',
@@ -468,6 +506,9 @@ export function parseSettings(read: InputReader): Settings {
     ignore: v.ignore,
     remediate: v.remediate,
     forceRemoveFinalizers: v['force-remove-finalizers'],
+    ...(v['etcd-endpoint']
+      ? { etcd: { endpoint: v['etcd-endpoint'], ...(v['etcd-tls'] ? { tls: v['etcd-tls'] } : {}) } }
+      : {}),
     scope: Object.freeze({
       namespacePatterns: v.namespaces,
       selector: v.selector.requirements,

@@ -5,6 +5,7 @@ import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata } from './list.js';
 import { fetchPods, podsToFetch } from './pods.js';
+import { readEtcd, type EtcdAccess, type EtcdData } from './etcd.js';
 import { buildInventory, type Inventory } from './snapshot.js';
 import {
   fullObjectResources,
@@ -23,6 +24,10 @@ export interface CollectOptions {
   /** Progress lines (one per phase, with counts and timings). */
   readonly log?: (line: string) => void;
   readonly now?: () => number;
+  /** Also read etcd's custom-resource keys (etcd.ts); unset: etcd is not read. */
+  readonly etcd?: EtcdAccess;
+  /** Timeout of the etcd requests, in ms (default 30 s). */
+  readonly etcdTimeoutMs?: number;
 }
 
 /**
@@ -150,6 +155,15 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
         `${podPlan.namespaces.length} namespaces with a deleting claim)`,
     );
   }
+  let etcd: EtcdData | undefined;
+  if (options.etcd) {
+    try {
+      etcd = await readEtcd(options.etcd, options.etcdTimeoutMs ?? 30_000);
+      log(`etcd: ${etcd.keys} keys, ${etcd.prefixes.length} custom-resource prefixes`);
+    } catch (error) {
+      coverage.push({ resource: 'etcd', reason: 'failed', message: (error as Error).message });
+    }
+  }
   const listMs = now() - listStarted;
   const known = new Set(failedGroupVersions.map((f) => f.groupVersion));
   for (const f of unavailableAPIServices(full.apiservices ?? [])) {
@@ -172,6 +186,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     objects,
     full: full as unknown as FullObjects,
     coverage,
+    ...(etcd ? { etcd } : {}),
     stats: {
       discoveryMs,
       listMs,

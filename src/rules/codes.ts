@@ -56,6 +56,10 @@ export const findingCodes = {
     severity: 'error',
     title: 'CustomResourceDefinition Terminating while instances remain',
   },
+  OrphanedCRDataInEtcd: {
+    severity: 'warning',
+    title: 'Custom-resource data stored in etcd that no CRD serves (needs etcd-endpoint)',
+  },
   InvalidOwnerReference: {
     severity: 'warning',
     title: 'ownerReference the garbage collector cannot resolve',

@@ -12,6 +12,7 @@ import { helmReleaseStuckRule } from './helm-release-stuck.js';
 import { linkFindings } from './link.js';
 import { namespaceStuckRule } from './namespace-stuck.js';
 import { objectInMissingNamespaceRule } from './object-in-missing-namespace.js';
+import { orphanedCrDataRule } from './orphaned-cr-data.js';
 import { ownerReferenceRule } from './owner-reference.js';
 import { podStuckTerminatingRule } from './pod-stuck-terminating.js';
 import { pvcProtectionBlockedRule } from './pvc-protection-blocked.js';
@@ -30,6 +31,7 @@ export const rules: readonly Rule[] = [
   stuckFinalizerRule,
   webhookBackendMissingRule,
   crdStuckRule,
+  orphanedCrDataRule,
   ownerReferenceRule,
   storageLeftoverRule,
   podStuckTerminatingRule,

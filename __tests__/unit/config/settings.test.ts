@@ -191,3 +191,21 @@ test('remediate and force-remove-finalizers: exact finalizer names, only with re
     parseSettings(reader({ mode: 'scan', 'force-remove-finalizers': 'example.com/cleanup' })),
   ).toThrow("input 'force-remove-finalizers' only acts with 'remediate: safe'");
 });
+
+test('etcd-endpoint: one URL; etcd-tls: three paths, only with https', () => {
+  expect(parseSettings(reader({ mode: 'scan' })).etcd).toBeUndefined();
+  expect(parseSettings(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379' })).etcd).toEqual({
+    endpoint: 'http://127.0.0.1:2379',
+  });
+  expect(
+    parseSettings(
+      reader({ mode: 'scan', 'etcd-endpoint': 'https://10.0.0.5:2379', 'etcd-tls': 'ca.crt, c.crt, c.key' }),
+    ).etcd,
+  ).toEqual({ endpoint: 'https://10.0.0.5:2379', tls: { ca: 'ca.crt', cert: 'c.crt', key: 'c.key' } });
+  expect(() => parseSettings(reader({ mode: 'scan', 'etcd-endpoint': '127.0.0.1:2379' }))).toThrow(
+    "input 'etcd-endpoint' is '127.0.0.1:2379'",
+  );
+  expect(() =>
+    parseSettings(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379', 'etcd-tls': 'a,b,c' })),
+  ).toThrow("input 'etcd-tls' needs an https 'etcd-endpoint'");
+});
