@@ -21,6 +21,8 @@ import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { runTeardown } from './teardown/run-teardown.js';
+import { remediate, remediationError } from './remediate/run-remediation.js';
+import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 
 /** What the engine needs besides the open cluster: logs, log groups and a command runner. */
@@ -43,6 +45,7 @@ async function readInventory(
       pageSize: settings.pageSize,
       concurrency: settings.listConcurrency,
       log: ports.info,
+      ...(settings.etcd ? { etcd: settings.etcd, etcdTimeoutMs: settings.requestTimeoutMs } : {}),
     }),
   );
   for (const gap of inventory.coverage)
@@ -57,13 +60,10 @@ async function readInventory(
  * labels are gone with them.
  */
 function environmentOf(settings: Settings, inventory: Inventory, inScope: readonly string[]): string[] {
-  const existing = new Set(namespacesOf(inventory).map((n) => n.name));
-  const missing = new Set<string>();
-  for (const o of inventory.objects) if (o.namespace && !existing.has(o.namespace)) missing.add(o.namespace);
-  const matched = resolveScope(
-    { ...settings.scope, selector: [] },
-    [...missing].map((name) => ({ name })),
-  ).namespaces;
+  const gone = [...inventory.byNamespace.keys()]
+    .filter((ns) => !inventory.namespaceNames.has(ns))
+    .map((name) => ({ name }));
+  const matched = resolveScope({ ...settings.scope, selector: [] }, gone).namespaces;
   return [...new Set([...inScope, ...matched])].sort();
 }
 
@@ -77,22 +77,73 @@ function namespacesOf(inventory: Inventory) {
   }));
 }
 
+/** The scan's environment in scan mode: the namespaces the inputs select, and gone ones they name. */
+function scanEnvironment(settings: Settings, inventory: Inventory): readonly string[] {
+  return environmentOf(settings, inventory, resolveScope(settings.scope, namespacesOf(inventory)).namespaces);
+}
+
+type ScanResult = ReturnType<typeof scan>;
+
+/**
+ * `remediate: safe` (src/remediate): acts on the scan's findings within the scope, then scans a
+ * fresh snapshot so that the report says what is left. With `remediate: none` (the default)
+ * returns the first scan as it is and sends nothing.
+ */
+async function remediateThenRescan(
+  settings: Settings,
+  cluster: OpenCluster,
+  ports: EnginePorts,
+  first: ScanResult & { inventory: Inventory },
+  environment: readonly string[],
+  clusterWide: boolean,
+  scanOptions: ScanOptions = {},
+): Promise<ScanResult & { inventory: Inventory; remediation?: RemediationReport; error?: string }> {
+  if (settings.remediate !== 'safe') return first;
+  const done = await remediate(
+    cluster.api,
+    first.findings,
+    first.inventory,
+    {
+      forceRemoveFinalizers: settings.forceRemoveFinalizers,
+      environmentNamespaces: new Set(environment),
+      clusterWide,
+    },
+    { info: ports.info, group: ports.group, stageTimeoutMs: settings.stageTimeoutMs },
+  );
+  const remediation: RemediationReport = { ...done, findingsBefore: first.findings.length };
+  const error = remediationError(done);
+  if (done.results.length === 0) return { ...first, remediation };
+  const inventory = await readInventory(settings, cluster, ports);
+  const again = await ports.group('Scanning again after remediation', async () =>
+    scan(settings, inventory, environment, ports, scanOptions),
+  );
+  return { ...again, inventory, remediation, ...(error ? { error } : {}) };
+}
+
+/** What a scan may be told beyond the settings. */
+interface ScanOptions {
+  /** Releases this run uninstalled (their operators' leftovers, S18). */
+  readonly removedReleases?: readonly { namespace: string; name: string }[];
+  /** The stuck threshold in ms; default the `stuck-after` input. */
+  readonly stuckAfterMs?: number;
+}
+
 /**
  * Runs the rules over a snapshot and keeps what `scan-scope` asks for. `environment` are the
  * namespaces of the environment (they may be gone already: their orphans still count).
- * `stuckAfterMs` defaults to the `stuck-after` input.
  */
 function scan(
   settings: Settings,
   inventory: Inventory,
   environment: readonly string[],
   ports: EnginePorts,
-  stuckAfterMs = settings.stuckAfterMs,
+  options: ScanOptions = {},
 ) {
   const all = runRules(inventory, {
     now: Date.now(),
-    stuckAfterSeconds: stuckAfterMs / 1000,
+    stuckAfterSeconds: (options.stuckAfterMs ?? settings.stuckAfterMs) / 1000,
     environmentNamespaces: new Set(environment),
+    removedReleases: options.removedReleases ?? [],
   });
   const inScope: Finding[] =
     settings.scanScope === 'cluster' ? all : all.filter((f) => f.scope === 'environment');
@@ -155,21 +206,31 @@ export const modes: Record<
     return { verdict: inventoryVerdict(inventory), inventory, warnings: [] };
   },
   async scan(settings, cluster, ports) {
-    const inventory = await readInventory(settings, cluster, ports);
-    const environment = environmentOf(
-      settings,
-      inventory,
-      resolveScope(settings.scope, namespacesOf(inventory)).namespaces,
+    const before = await readInventory(settings, cluster, ports);
+    const environment = scanEnvironment(settings, before);
+    const first = await ports.group('Scanning for leftovers', async () =>
+      scan(settings, before, environment, ports),
     );
-    const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
-      scan(settings, inventory, environment, ports),
+    const { findings, failing, suppressed, inventory, remediation, error } = await remediateThenRescan(
+      settings,
+      cluster,
+      ports,
+      { ...first, inventory: before },
+      environment,
+      // The whole cluster is the scope only when scan-scope is cluster and no input narrows it.
+      settings.scanScope === 'cluster' &&
+        settings.scope.namespacePatterns.length === 0 &&
+        settings.scope.selector.length === 0 &&
+        settings.scope.releases.length === 0,
     );
     return {
-      verdict: scanVerdict(failing, inventory.coverage.length),
+      verdict: error ? 'error' : scanVerdict(failing, inventory.coverage.length),
+      ...(error ? { error } : {}),
       inventory: summarizeInventory(inventory),
       findings,
       failing: failing.map((f) => f.key),
       suppressed,
+      ...(remediation ? { remediation } : {}),
       warnings: [],
     };
   },
@@ -224,20 +285,40 @@ export const modes: Record<
     );
     // Prove it: a fresh snapshot after the teardown, scanned for what the environment left.
     const after = await readInventory(settings, cluster, ports);
-    const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
-      // A deletion the teardown waited a whole stage for is stuck by then, however young.
-      scan(
-        settings,
-        after,
-        environmentOf(settings, after, planned.plan.scope.namespaces),
-        ports,
-        Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
-      ),
+    // Releases this run uninstalled ("<namespace>/<name>"): their operators' leftovers (S18).
+    const removed = teardown.stages
+      .flatMap((s) => s.releases)
+      .filter((r) => r.status === 'uninstalled')
+      .map((r) => ({ namespace: r.release.split('/')[0]!, name: r.release.split('/')[1]! }));
+    // A deletion the teardown waited a whole stage for is stuck by then, however young.
+    const scanOptions: ScanOptions = {
+      removedReleases: removed,
+      stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
+    };
+    const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
+    const first = await ports.group('Scanning for leftovers', async () =>
+      scan(settings, after, environment, ports, scanOptions),
     );
-    const verdict = teardownVerdict(teardown) === 'leftovers' || failing.length > 0 ? 'leftovers' : 'clean';
+    const rescanned = await remediateThenRescan(
+      settings,
+      cluster,
+      ports,
+      { ...first, inventory: after },
+      environment,
+      false,
+      scanOptions,
+    );
+    const { findings, failing, suppressed, remediation, error } = rescanned;
+    const verdict = error
+      ? 'error'
+      : teardownVerdict(teardown) === 'leftovers' || failing.length > 0
+        ? 'leftovers'
+        : 'clean';
     return {
       verdict,
-      inventory: summarizeInventory(after),
+      ...(error ? { error } : {}),
+      ...(remediation ? { remediation } : {}),
+      inventory: summarizeInventory(rescanned.inventory),
       plan: summarizePlan(planned.plan),
       teardown,
       findings,

@@ -159,6 +159,7 @@ export async function run(ports: ActionPorts): Promise<Report> {
     ports.setOutput(Outputs.stuckNamespaces, String(counts.stuckNamespaces));
     const findings = report.findings ?? [];
     ports.setOutput(Outputs.findings, String(findings.length));
+    ports.setOutput(Outputs.remediated, String(report.remediation?.counts.done ?? 0));
     ports.setOutput(Outputs.suppressed, String((report.suppressed ?? []).reduce((n, x) => n + x.count, 0)));
     ports.setOutput(Outputs.errors, String(findings.filter((f) => f.severity === 'error').length));
     ports.setOutput(Outputs.warnings, String(findings.filter((f) => f.severity === 'warning').length));

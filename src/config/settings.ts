@@ -9,6 +9,7 @@ import type { PublishSettings } from '../report/github/publish.js';
 import { findingCodes, type FindingCode } from '../rules/codes.js';
 import type { Exclusion } from '../rules/exclusions.js';
 import { parse as parseYaml } from 'yaml';
+import type { EtcdAccess } from '../inventory/etcd.js';
 
 /**
  * Read-only, validated settings. The only place that knows input names and defaults; every
@@ -32,6 +33,20 @@ export interface Settings {
   readonly stuckAfterMs: number;
   /** `ignore` entries: findings they match are suppressed (and counted). */
   readonly ignore: readonly Exclusion[];
+  /**
+   * `none`: report only. `safe`: after the scan, delete APIServices and webhook configurations
+   * whose backend is gone, re-create missing namespaces that still store objects and delete them
+   * properly, remove the finalizers named in `forceRemoveFinalizers`; then scan again
+   * (src/remediate/plan-remediation.ts has the scope rule).
+   */
+  readonly remediate: 'none' | 'safe';
+  /** Finalizer names `remediate: safe` may remove from objects a finalizer finding reports. */
+  readonly forceRemoveFinalizers: readonly string[];
+  /**
+   * The optional read-only etcd read (src/inventory/etcd.ts): endpoint URL and, for https,
+   * client TLS files. Absent: etcd is not read.
+   */
+  readonly etcd?: EtcdAccess;
   /** The environment: namespace names/globs, namespace label selector, releases. */
   readonly scope: ScopeSpec;
   /** Delete the scoped namespaces after the last stage. */
@@ -229,6 +244,26 @@ function orderLines() {
   });
 }
 
+// A qualified name as the API server validates finalizers (apimachinery IsQualifiedName):
+// optional DNS-subdomain prefix and '/', then a name of [A-Za-z0-9_.-], alphanumeric at both ends.
+const finalizerName =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+function finalizerNames() {
+  return z.string().transform((raw, ctx) => {
+    const out = items(raw);
+    const bad = out.find((f) => !finalizerName.test(f) || f.length > 316);
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `input 'force-remove-finalizers' has '${bad}', which is not a finalizer name; list exact names such as example.com/cleanup (no globs)`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(out)];
+  });
+}
+
 const severities = ['error', 'warning', 'info'] as const;
 
 /** `fail-on`: `never`, a severity (findings at or above it fail), finding codes, or both. */
@@ -336,6 +371,32 @@ const schema = z
     [Inputs.failOn]: failOn(),
     [Inputs.stuckAfter]: duration(Inputs.stuckAfter),
     [Inputs.ignore]: ignoreEntries(),
+    [Inputs.remediate]: oneOf(Inputs.remediate, ['none', 'safe']),
+    [Inputs.etcdEndpoint]: z.string().transform((raw, ctx) => {
+      const text = raw.trim();
+      if (text === '') return '';
+      if (!/^https?:\/\/[^/\s]+\/?$/.test(text)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'etcd-endpoint' is '${raw}'; write one etcd client URL such as http://127.0.0.1:2379 or https://10.0.0.5:2379`,
+        });
+        return z.NEVER;
+      }
+      return text;
+    }),
+    [Inputs.etcdTls]: z.string().transform((raw, ctx) => {
+      const parts = items(raw);
+      if (parts.length === 0) return undefined;
+      if (parts.length !== 3) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'etcd-tls' is '${raw}'; give three PEM file paths: CA, client certificate, client key (comma-separated)`,
+        });
+        return z.NEVER;
+      }
+      return { ca: parts[0]!, cert: parts[1]!, key: parts[2]! };
+    }),
+    [Inputs.forceRemoveFinalizers]: finalizerNames(),
     [Inputs.namespaces]: namespacePatterns(),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
@@ -377,6 +438,22 @@ const schema = z
         code: 'custom',
         path: [Inputs.githubToken],
         message: `input '${v['pr-comment'] ? Inputs.prComment : Inputs.checkRun}' is true but input 'github-token' is empty; give a token (in a workflow its default is \${{ github.token }}; the CLI reads GITHUB_TOKEN)`,
+      });
+    }
+    if (v['etcd-tls'] && !v['etcd-endpoint'].startsWith('https://')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.etcdTls],
+        message:
+          "input 'etcd-tls' needs an https 'etcd-endpoint'; set etcd-endpoint to https://... or drop etcd-tls",
+      });
+    }
+    if (v['force-remove-finalizers'].length > 0 && v.remediate !== 'safe') {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.forceRemoveFinalizers],
+        message:
+          "input 'force-remove-finalizers' only acts with 'remediate: safe'; set remediate to safe or drop it",
       });
     }
     if (
@@ -440,6 +517,11 @@ export function parseSettings(read: InputReader): Settings {
     failOn: Object.freeze(v['fail-on']),
     stuckAfterMs: v['stuck-after'],
     ignore: v.ignore,
+    remediate: v.remediate,
+    forceRemoveFinalizers: v['force-remove-finalizers'],
+    ...(v['etcd-endpoint']
+      ? { etcd: { endpoint: v['etcd-endpoint'], ...(v['etcd-tls'] ? { tls: v['etcd-tls'] } : {}) } }
+      : {}),
     scope: Object.freeze({
       namespacePatterns: v.namespaces,
       selector: v.selector.requirements,

@@ -4,6 +4,8 @@ import { KubernetesApiError } from '../cluster/errors.js';
 import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata } from './list.js';
+import { fetchPods, podsToFetch } from './pods.js';
+import { readEtcd, type EtcdAccess, type EtcdData } from './etcd.js';
 import { buildInventory, type Inventory } from './snapshot.js';
 import {
   fullObjectResources,
@@ -22,6 +24,10 @@ export interface CollectOptions {
   /** Progress lines (one per phase, with counts and timings). */
   readonly log?: (line: string) => void;
   readonly now?: () => number;
+  /** Also read etcd's custom-resource keys (etcd.ts); unset: etcd is not read. */
+  readonly etcd?: EtcdAccess;
+  /** Timeout of the etcd requests, in ms (default 30 s). */
+  readonly etcdTimeoutMs?: number;
 }
 
 /**
@@ -71,7 +77,9 @@ function gapOf(r: ServedResource, error: unknown): CoverageGap {
 /**
  * Reads the whole cluster into one snapshot: /version, discovery (failed group-versions
  * recorded), then every listable resource, paged and bounded in parallel, as metadata only
- * except the kinds in `fullObjectResources`. A list that is forbidden or fails becomes a
+ * except the kinds in `fullObjectResources`, and then the few Pods the rules need whole
+ * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
+ * holds a deleting PersistentVolumeClaim). A list that is forbidden or fails becomes a
  * `coverage` entry; nothing is silently skipped.
  * @throws ClusterAccessError when the API server cannot be reached at all (unreachable, TLS).
  */
@@ -93,9 +101,10 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
 
   const targets = resourcesToList(discovery);
   const fullKeys = new Set(fullObjectResources.map((r) => `${r.group}/${r.resource}`));
-  const full: Record<string, unknown[]> = Object.fromEntries(
-    fullObjectResources.map((r) => [r.resource, []]),
-  );
+  const full: Record<string, unknown[]> = Object.fromEntries([
+    ...fullObjectResources.map((r) => [r.resource, []]),
+    ['pods', []],
+  ]);
   const objects: ObjectMetadata[] = [];
   const seen = new Set<string>();
   const coverage: CoverageGap[] = failedGroupVersions.map((f) => ({
@@ -135,6 +144,26 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
       }),
     ),
   );
+  // Whole Pods only where a rule needs their spec (pods.ts): deleting pods, pods next to a deleting claim.
+  const podPlan = podsToFetch(objects);
+  if (podPlan.namespaces.length + podPlan.pods.length > 0) {
+    const fetched = await fetchPods(api, podPlan, options);
+    full.pods = fetched.pods;
+    coverage.push(...fetched.coverage);
+    log(
+      `whole pods: ${fetched.pods.length} (${podPlan.pods.length} deleting pods, all pods of ` +
+        `${podPlan.namespaces.length} namespaces with a deleting claim)`,
+    );
+  }
+  let etcd: EtcdData | undefined;
+  if (options.etcd) {
+    try {
+      etcd = await readEtcd(options.etcd, options.etcdTimeoutMs ?? 30_000);
+      log(`etcd: ${etcd.keys} keys, ${etcd.prefixes.length} custom-resource prefixes`);
+    } catch (error) {
+      coverage.push({ resource: 'etcd', reason: 'failed', message: (error as Error).message });
+    }
+  }
   const listMs = now() - listStarted;
   const known = new Set(failedGroupVersions.map((f) => f.groupVersion));
   for (const f of unavailableAPIServices(full.apiservices ?? [])) {
@@ -157,6 +186,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     objects,
     full: full as unknown as FullObjects,
     coverage,
+    ...(etcd ? { etcd } : {}),
     stats: {
       discoveryMs,
       listMs,

@@ -68,12 +68,14 @@ export interface ListOptions {
   /** Whole objects (true) or PartialObjectMetadata (false). */
   readonly full: boolean;
   readonly labelSelector?: string;
+  /** List only this namespace (default: across all namespaces). */
+  readonly namespace?: string;
   /** Called for every item; lets the caller keep what it needs and drop the rest (memory). */
   readonly onItem: (item: { metadata?: RawMetadata } & Record<string, unknown>) => void;
 }
 
 /**
- * Lists one resource across all namespaces, page by page (`limit` + `continue`). When the
+ * Lists one resource across all namespaces (or in `options.namespace`), page by page (`limit` + `continue`). When the
  * continue token expires (410 Gone, the list took longer than etcd's compaction window), the
  * list starts again once from the beginning with items seen so far reported again.
  * @returns the number of pages read.
@@ -84,7 +86,7 @@ export async function listAll(
   gvr: GroupVersionResource,
   options: ListOptions,
 ): Promise<number> {
-  const path = collectionPath(gvr);
+  const path = collectionPath(gvr, options.namespace);
   let pages = 0;
   for (let restart = 0; ; restart++) {
     let token: string | undefined;

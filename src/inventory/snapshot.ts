@@ -1,3 +1,4 @@
+import type { EtcdData } from './etcd.js';
 import type {
   CoverageGap,
   FailedGroupVersion,
@@ -25,6 +26,8 @@ export interface Inventory {
   /** What could not be read; non-empty means findings may be incomplete. */
   readonly coverage: readonly CoverageGap[];
   readonly stats: InventoryStats;
+  /** What the optional etcd read found (`etcd-endpoint`); absent when etcd was not read. */
+  readonly etcd?: EtcdData;
   /** Indexes over `objects`. */
   readonly byUid: ReadonlyMap<string, ObjectMetadata>;
   readonly byNamespace: ReadonlyMap<string, readonly ObjectMetadata[]>;

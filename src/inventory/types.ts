@@ -85,11 +85,19 @@ export const fullObjectResources = [
   { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
   { group: '', version: 'v1', resource: 'persistentvolumes' },
   { group: '', version: 'v1', resource: 'persistentvolumeclaims' },
+  // Node status (Ready condition, heartbeats, taints) and heartbeat Leases (kube-node-lease):
+  // one object per node, small; they tell whether a pod's kubelet can still finish it.
+  { group: '', version: 'v1', resource: 'nodes' },
+  { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
 ] as const satisfies readonly GroupVersionResource[];
 
-/** The whole objects of `fullObjectResources`, keyed by resource plural (plain JSON objects). */
+/**
+ * The whole objects of `fullObjectResources`, keyed by resource plural (plain JSON objects),
+ * plus `pods`: only the Pods fetched whole after the lists (src/inventory/pods.ts: Pods that
+ * carry a deletionTimestamp, and every Pod of a namespace that holds a terminating PVC).
+ */
 export type FullObjects = Readonly<
-  Record<(typeof fullObjectResources)[number]['resource'], readonly unknown[]>
+  Record<(typeof fullObjectResources)[number]['resource'] | 'pods', readonly unknown[]>
 >;
 
 /** Timings and counts of one inventory run. */

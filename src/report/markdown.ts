@@ -2,6 +2,7 @@ import { codeSpan, escapeMarkdown } from './escape.js';
 import type { Report, Verdict } from './report.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from './findings.js';
+import type { RemediationReport } from '../remediate/actions.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -154,6 +155,7 @@ export function renderMarkdown(report: Report): string {
     }
   }
 
+  if (report.remediation) out.push(...renderRemediation(report.remediation));
   if (report.findings) out.push(...renderFindings(report.findings, new Set(report.failing ?? [])));
   for (const x of report.suppressed ?? [])
     out.push(`Suppressed by ignore ${codeSpan(x.entry)}: ${x.count}.`, '');
@@ -187,6 +189,31 @@ export function renderMarkdown(report: Report): string {
     );
   }
   return out.join('\n');
+}
+
+/** Pure: the actions of `remediate: safe` with their results, and what was left alone. */
+export function renderRemediation(r: RemediationReport): string[] {
+  const out = [
+    '### Remediation (remediate: safe)',
+    '',
+    `${r.counts.done} action(s) done, ${r.counts.failed} failed, ${r.counts.skipped} finding(s) left alone; ` +
+      `${r.findingsBefore} finding(s) before, the findings below are from a scan after it.`,
+    '',
+  ];
+  if (r.results.length > 0) {
+    out.push('| action | request | result |', '| --- | --- | --- |');
+    for (const x of r.results)
+      out.push(
+        `| ${escapeMarkdown(x.description)} | ${codeSpan(x.request)} | ${x.status === 'done' ? '✅' : '❌ failed:'} ${escapeMarkdown(x.message)} |`,
+      );
+    out.push('');
+  }
+  if (r.skipped.length > 0) {
+    out.push('<details><summary>Left alone</summary>', '');
+    for (const x of r.skipped) out.push(`- ${codeSpan(x.finding)}: ${escapeMarkdown(x.reason)}`);
+    out.push('', '</details>', '');
+  }
+  return out;
 }
 
 const severityIcon: Record<Finding['severity'], string> = { error: '🔴', warning: '🟠', info: '🔵' };

@@ -3,6 +3,7 @@ import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../invento
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
+import type { RemediationReport } from '../remediate/actions.js';
 import { severityRank, type Finding, type Severity } from './findings.js';
 import type { GitHubPublications } from './github/publish.js';
 
@@ -71,6 +72,8 @@ export interface Report {
   readonly findings?: readonly Finding[];
   /** Keys of the findings that cross the `fail-on` policy. */
   readonly failing?: readonly string[];
+  /** What `remediate: safe` did (absent with `remediate: none`); `findings` are then the re-scan's. */
+  readonly remediation?: RemediationReport;
   /** How many findings each `ignore` entry suppressed. */
   readonly suppressed?: readonly { readonly entry: string; readonly count: number }[];
   readonly warnings: readonly string[];

@@ -56,6 +56,10 @@ export const findingCodes = {
     severity: 'error',
     title: 'CustomResourceDefinition Terminating while instances remain',
   },
+  OrphanedCRDataInEtcd: {
+    severity: 'warning',
+    title: 'Custom-resource data stored in etcd that no CRD serves (needs etcd-endpoint)',
+  },
   InvalidOwnerReference: {
     severity: 'warning',
     title: 'ownerReference the garbage collector cannot resolve',
@@ -67,6 +71,14 @@ export const findingCodes = {
   ReleasedPersistentVolume: {
     severity: 'warning',
     title: 'PersistentVolume Released or Failed, bound to a claim that no longer exists',
+  },
+  PodStuckTerminating: {
+    severity: 'error',
+    title: 'Pod Terminating on a node whose kubelet does not answer (or that is gone)',
+  },
+  PVCProtectionBlocked: {
+    severity: 'error',
+    title: 'PersistentVolumeClaim Terminating, held by kubernetes.io/pvc-protection',
   },
   HelmReleaseStuck: {
     severity: 'error',

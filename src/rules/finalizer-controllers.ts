@@ -122,6 +122,24 @@ export function findFinalizerControllers(inventory: Inventory, finalizer: string
   const tokens = controllerTokens(finalizer);
   if (tokens.length === 0)
     return { result: 'unknown', reason: `finalizer ${finalizer} names no controller domain` };
+  return findControllers(inventory, tokens);
+}
+
+/**
+ * The distinctive words of a controller's name as a label gives it
+ * (`app.kubernetes.io/managed-by: prometheus-operator` → [prometheus]), generic words and
+ * `helm` dropped.
+ */
+export function nameTokens(name: string): string[] {
+  const words = name
+    .toLowerCase()
+    .split(/[-._/]/)
+    .filter((w) => w && !genericLabels.has(w) && w !== 'helm' && w !== 'manager');
+  return [...new Set(words)];
+}
+
+/** The search of `findFinalizerControllers` for given tokens (non-empty). */
+export function findControllers(inventory: Inventory, tokens: readonly string[]): ControllerSearch {
   const terminating = terminatingNamespaces(inventory);
   const kinds = new Set(footprintKinds.map((k) => `${k.group}/${k.resource}`));
   const candidates = inventory.objects.filter((o) => {

@@ -15,14 +15,15 @@ import {
   type ReleaseHistory,
 } from './helm-releases.js';
 import { getYaml } from './kubectl.js';
+import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
 import { describeObject, groupOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 
-/** What kind of leftover: the subtype named in the message and the evidence. */
-export type HelmLeftoverKind = 'release-gone' | 'hook' | 'kept' | 'crd';
+/** What kind of leftover: the subtype named in the message and the evidence (operator-created: operator-created.ts). */
+export type HelmLeftoverKind = 'release-gone' | 'hook' | 'kept' | 'crd' | 'operator-created';
 
 const isCrd = (o: ObjectMetadata) =>
   o.resource === 'customresourcedefinitions' && groupOf(o.apiVersion) === 'apiextensions.k8s.io';
@@ -226,7 +227,10 @@ function unattributedHookFinding(o: ObjectMetadata, context: RuleContext): Findi
  * count per namespace), `hook` (`helm.sh/hook` annotation), `kept`
  * (`helm.sh/resource-policy: keep`, S17), `release-gone` otherwise. Hook objects carry no
  * release marker (Helm 4.3.1 and 3.22.0 set only the hook annotations), so a hook object without
- * one is reported, as `info`, only when its namespace holds no installed release at all. CRDs
+ * one is reported, as `info`, only when its namespace holds no installed release at all.
+ * `operator-created` (S18, operator-created.ts, `info`): objects outside the release namespace
+ * named `<release>-...` after a removed release and labelled managed-by a controller that no
+ * longer runs. CRDs
  * from a chart's `crds/` folder carry no marker either and are not detectable (S08).
  *
  * Not judged at all when Secrets could not be listed in full. Skipped: objects being deleted,
@@ -246,10 +250,13 @@ export const helmLeftoverRule: Rule = {
     const terminating = terminatingNamespaces(inventory);
     const started = Date.parse(inventory.takenAt);
     const findings: Finding[] = [];
+    const skip = (o: ObjectMetadata) =>
+      o.deletionTimestamp !== undefined ||
+      (o.ownerReferences?.length ?? 0) > 0 ||
+      (o.namespace !== undefined && terminating.has(o.namespace)) ||
+      (o.creationTimestamp !== undefined && Date.parse(o.creationTimestamp) > started);
     for (const o of inventory.objects) {
-      if (o.deletionTimestamp || o.ownerReferences?.length) continue;
-      if (o.namespace !== undefined && terminating.has(o.namespace)) continue;
-      if (o.creationTimestamp && Date.parse(o.creationTimestamp) > started) continue;
+      if (skip(o)) continue;
       const name = o.annotations?.[releaseNameAnnotation];
       const namespace = o.annotations?.[releaseNamespaceAnnotation];
       if (name && namespace) {
@@ -264,6 +271,7 @@ export const helmLeftoverRule: Rule = {
         findings.push(unattributedHookFinding(o, context));
       }
     }
+    findings.push(...operatorCreatedLeftovers(inventory, context, skip));
     return findings;
   },
 };

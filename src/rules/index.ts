@@ -12,7 +12,10 @@ import { helmReleaseStuckRule } from './helm-release-stuck.js';
 import { linkFindings } from './link.js';
 import { namespaceStuckRule } from './namespace-stuck.js';
 import { objectInMissingNamespaceRule } from './object-in-missing-namespace.js';
+import { orphanedCrDataRule } from './orphaned-cr-data.js';
 import { ownerReferenceRule } from './owner-reference.js';
+import { podStuckTerminatingRule } from './pod-stuck-terminating.js';
+import { pvcProtectionBlockedRule } from './pvc-protection-blocked.js';
 import type { Rule, RuleContext } from './rule.js';
 import { storageLeftoverRule } from './storage-leftover.js';
 import { stuckFinalizerRule } from './stuck-finalizer.js';
@@ -28,8 +31,11 @@ export const rules: readonly Rule[] = [
   stuckFinalizerRule,
   webhookBackendMissingRule,
   crdStuckRule,
+  orphanedCrDataRule,
   ownerReferenceRule,
   storageLeftoverRule,
+  podStuckTerminatingRule,
+  pvcProtectionBlockedRule,
   helmReleaseStuckRule,
   helmLeftoverRule,
 ];

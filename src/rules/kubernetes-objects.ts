@@ -135,6 +135,53 @@ export interface PersistentVolumeObject {
 /** core/v1 PersistentVolumeClaim (the fields rules read). */
 export interface PersistentVolumeClaimObject {
   readonly metadata?: ObjectMeta;
+  readonly spec?: { readonly volumeName?: string; readonly storageClassName?: string };
+  readonly status?: { readonly phase?: string };
+}
+
+/** core/v1 Taint. */
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+  readonly timeAdded?: string;
+}
+
+/** core/v1 NodeCondition: Ready carries the kubelet's heartbeat (`lastHeartbeatTime`). */
+export interface NodeCondition extends Condition {
+  readonly lastHeartbeatTime?: string;
+}
+
+/** core/v1 Node (the fields rules read). */
+export interface NodeObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: { readonly taints?: readonly Taint[]; readonly unschedulable?: boolean };
+  readonly status?: { readonly conditions?: readonly NodeCondition[] };
+}
+
+/** coordination.k8s.io/v1 Lease; a node's heartbeat is `kube-node-lease/<node name>`. */
+export interface LeaseObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    readonly holderIdentity?: string;
+    readonly renewTime?: string;
+    readonly leaseDurationSeconds?: number;
+  };
+}
+
+/** core/v1 Volume (the claim references rules read). */
+export interface PodVolume {
+  readonly name: string;
+  readonly persistentVolumeClaim?: { readonly claimName?: string };
+  /** A generic ephemeral volume: its claim is named `<pod name>-<volume name>`. */
+  readonly ephemeral?: unknown;
+}
+
+/** core/v1 Pod (the fields rules read; only Pods fetched whole, see src/inventory/pods.ts). */
+export interface PodObject {
+  readonly metadata?: ObjectMeta & { readonly deletionGracePeriodSeconds?: number };
+  readonly spec?: { readonly nodeName?: string; readonly volumes?: readonly PodVolume[] };
+  readonly status?: { readonly phase?: string; readonly reason?: string };
 }
 
 /** The shape of each kind kept whole in the snapshot (`fullObjectResources`). */
@@ -146,6 +193,10 @@ export interface FullObjectTypes {
   readonly customresourcedefinitions: CustomResourceDefinitionObject;
   readonly persistentvolumes: PersistentVolumeObject;
   readonly persistentvolumeclaims: PersistentVolumeClaimObject;
+  readonly nodes: NodeObject;
+  readonly leases: LeaseObject;
+  /** Only the Pods fetched whole (src/inventory/pods.ts), not every Pod. */
+  readonly pods: PodObject;
 }
 
 /** The whole objects of one kind, typed (the snapshot stores them as plain JSON). */

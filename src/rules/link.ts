@@ -12,6 +12,10 @@
  *   UPDATE of a resource holding one, because they reject the finalizer's removal (S04).
  * - NamespaceContentDeletionFailed → WebhookBackendMissing of the webhooks its message quotes (S04).
  * - CRDStuckTerminating → StuckFinalizer / OperatorGoneFinalizer of its instances' finalizers (S06).
+ * - NamespaceContentDeletionFailed / NamespaceStuckTerminating → PodStuckTerminating of the
+ *   namespace's pods (S11: pods that no kubelet confirms are what remains).
+ * - NamespaceBlockedByFinalizer → PVCProtectionBlocked of the namespace's claims (S12).
+ * - PVCProtectionBlocked → PodStuckTerminating of the pods that use the claim (S12).
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
@@ -20,7 +24,8 @@ import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from '.
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
-import { groupOf, waitsForFinalizers } from './snapshot-views.js';
+import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
+import { groupOf, refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 const apiServiceKey = (name: string) =>
@@ -45,11 +50,23 @@ function finalizerKeys(
   );
 }
 
+/** Keys of `code` findings about the objects of core `resource` in the namespace that are being deleted. */
+function deletingKeys(
+  objects: readonly ObjectMetadata[],
+  resource: string,
+  code: 'PodStuckTerminating' | 'PVCProtectionBlocked',
+): string[] {
+  return objects
+    .filter((o) => o.resource === resource && o.apiVersion === 'v1' && o.deletionTimestamp)
+    .map((o) => findingKey(code, refOf(o)));
+}
+
 function namespaceCauses(f: Finding, inventory: Inventory, staleKeys: readonly string[]): string[] {
   const ns = fullObjectsOf(inventory, 'namespaces').find((n) => n.metadata?.name === f.object.name);
   const state = readNamespaceDeletionState(ns?.status?.conditions);
   const objects = inventory.byNamespace.get(f.object.name) ?? [];
   const holders = objects.filter(waitsForFinalizers);
+  const pods = deletingKeys(objects, 'pods', 'PodStuckTerminating');
   switch (f.code) {
     case 'NamespaceBlockedByDiscovery': {
       const gvs = state.failingGroupVersions.map((g) => g.groupVersion);
@@ -69,12 +86,21 @@ function namespaceCauses(f: Finding, inventory: Inventory, staleKeys: readonly s
           ? [webhookKey(c.kind, c.name)]
           : [],
       );
-      return [...finalizers, ...webhooks];
+      return [
+        ...finalizers,
+        ...webhooks,
+        ...deletingKeys(objects, 'persistentvolumeclaims', 'PVCProtectionBlocked'),
+      ];
     }
     case 'NamespaceContentDeletionFailed':
-      return webhookConfigurationsNamed(inventory, state.failingWebhooks).map((c) =>
-        webhookKey(c.kind, c.configuration),
-      );
+      return [
+        ...webhookConfigurationsNamed(inventory, state.failingWebhooks).map((c) =>
+          webhookKey(c.kind, c.configuration),
+        ),
+        ...pods,
+      ];
+    case 'NamespaceStuckTerminating':
+      return pods;
     default:
       return [];
   }
@@ -90,6 +116,13 @@ function crdCauses(f: Finding, inventory: Inventory): string[] {
 /** Pure: the findings, each with `causedBy` set to the keys of the findings that cause it. */
 export function linkFindings(findings: readonly Finding[], inventory: Inventory): Finding[] {
   const keys = new Set(findings.map((f) => f.key));
+  const claimUsers = new Map(
+    // Every claim being deleted, whatever its age (now 0): links only reach findings that exist.
+    blockedClaims(inventory, { now: 0, stuckAfterSeconds: 0 }).map((b) => [
+      `${b.claim.metadata?.namespace}/${b.claim.metadata?.name}`,
+      blockingPodKeys(b.users),
+    ]),
+  );
   const staleKeys = findings.filter((f) => f.code === 'StaleAPIService').map((f) => f.key);
   return findings.map((f) => {
     const candidates =
@@ -97,7 +130,9 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
         ? namespaceCauses(f, inventory, staleKeys)
         : f.code === 'CRDStuckTerminating'
           ? crdCauses(f, inventory)
-          : [];
+          : f.code === 'PVCProtectionBlocked'
+            ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
+            : [];
     const causedBy = [...new Set(candidates.filter((k) => keys.has(k) && k !== f.key))];
     return causedBy.length ? { ...f, causedBy } : f;
   });

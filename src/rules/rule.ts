@@ -16,6 +16,11 @@ export interface RuleContext {
    * cluster-scoped objects whose backend Service lives in them, get scope `environment`.
    */
   readonly environmentNamespaces: ReadonlySet<string>;
+  /**
+   * Helm releases known to have been removed: uninstalled by this run's teardown. (Releases
+   * uninstalled with --keep-history are known from the snapshot.) Default: none.
+   */
+  readonly removedReleases?: readonly { readonly namespace: string; readonly name: string }[];
 }
 
 /** Defaults of the rule thresholds (the config module owns the user-facing inputs). */

@@ -9,6 +9,7 @@ import {
 } from './finalizer-controllers.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
+import { pvcProtectionFinalizer } from './pvc-protection-blocked.js';
 import type { Rule, RuleContext } from './rule.js';
 import {
   ageSeconds,
@@ -34,6 +35,8 @@ export function finalizerGroupSubject(namespace: string | undefined, finalizer: 
 function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
   const group = groupOf(o.apiVersion);
   if (group === '' && o.resource === 'namespaces') return true; // namespace-stuck
+  if (group === '' && o.resource === 'persistentvolumeclaims' && finalizer === pvcProtectionFinalizer)
+    return true; // pvc-protection-blocked
   return (
     group === 'apiextensions.k8s.io' &&
     o.resource === 'customresourcedefinitions' &&

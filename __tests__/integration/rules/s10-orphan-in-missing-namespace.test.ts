@@ -4,7 +4,7 @@
  * (the one thing kube-sweep never does itself). Next to it, a namespace whose name extends the
  * missing one exists: names are compared exactly (seed 002), so its objects are not orphans.
  */
-import { createNamespace, getOrUndefined, uniqueName, waitGone } from '../support/cluster.js';
+import { createNamespace, getOrUndefined, uniqueName } from '../support/cluster.js';
 import {
   adminApiForSuite,
   cleanupFinalizer,
@@ -15,10 +15,10 @@ import {
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
+  forceFinalizeNamespace,
   recordFixture,
   removeFinalizers,
   snapshot,
-  waitForCondition,
 } from './support/scenario.js';
 
 const suiteApi = adminApiForSuite();
@@ -46,17 +46,7 @@ test('S10: OrphanInMissingNamespace for each object, compared by exact namespace
       metadata: { name: 'cm1', finalizers: [cleanupFinalizer] },
     });
     await createWidget(api, group, ns, 'w1', [cleanupFinalizer]);
-    await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}` });
-    await waitForCondition(api, `/api/v1/namespaces/${ns}`, 'NamespaceFinalizersRemaining');
-    const namespace = await api.request<{ spec: { finalizers?: string[] } }>({
-      path: `/api/v1/namespaces/${ns}`,
-    });
-    await api.request({
-      method: 'PUT',
-      path: `/api/v1/namespaces/${ns}/finalize`,
-      body: { ...namespace, spec: { ...namespace.spec, finalizers: [] } },
-    });
-    await waitGone(api, `/api/v1/namespaces/${ns}`);
+    await forceFinalizeNamespace(api, ns);
     expect(await getOrUndefined(api, configMapPath)).toBeDefined();
 
     const inventory = await snapshot(api);

@@ -3,16 +3,17 @@
  * a claimRef to the gone claim. Built for real (static binding by the persistentvolume-binder of
  * kube-controller-manager); the rules must report ReleasedPersistentVolume.
  */
-import { waitFor } from '../../../src/util/wait.js';
 import { createNamespace, deleteIfPresent, uniqueName, waitGone } from '../support/cluster.js';
 import {
   adminApiForSuite,
-  createObject,
+  createBoundClaim,
+  createRetainVolume,
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
   recordFixture,
   snapshot,
+  waitForPhase,
 } from './support/scenario.js';
 
 const suiteApi = adminApiForSuite();
@@ -23,44 +24,12 @@ test('S13: ReleasedPersistentVolume whose claimRef points into a deleted namespa
   const ns = `${id}-pvc-demo`;
   const pv = `${id}-pv-1`;
   const pvPath = `/api/v1/persistentvolumes/${pv}`;
-  const phaseOf = async (path: string) =>
-    (await api.request<{ status?: { phase?: string } }>({ path })).status?.phase ?? '';
   try {
-    await createObject(api, '/api/v1/persistentvolumes', {
-      apiVersion: 'v1',
-      kind: 'PersistentVolume',
-      metadata: { name: pv },
-      spec: {
-        capacity: { storage: '1Gi' },
-        accessModes: ['ReadWriteOnce'],
-        persistentVolumeReclaimPolicy: 'Retain',
-        storageClassName: '',
-        hostPath: { path: `/tmp/${pv}` },
-      },
-    });
+    await createRetainVolume(api, pv);
     await createNamespace(api, ns);
-    await createObject(api, `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: { name: 'data' },
-      spec: {
-        storageClassName: '',
-        volumeName: pv,
-        accessModes: ['ReadWriteOnce'],
-        resources: { requests: { storage: '1Gi' } },
-      },
-    });
-    const waitPhase = (path: string, phase: string) =>
-      waitFor(
-        async () => {
-          const now = await phaseOf(path);
-          return { done: now === phase, value: now };
-        },
-        { timeoutMs: 60_000, description: `${path} to be ${phase}` },
-      );
-    await waitPhase(`/api/v1/namespaces/${ns}/persistentvolumeclaims/data`, 'Bound');
+    await createBoundClaim(api, ns, pv);
     await deleteNamespaceAndWait(api, ns);
-    await waitPhase(pvPath, 'Released');
+    await waitForPhase(api, pvPath, 'Released');
 
     const inventory = await snapshot(api);
     recordFixture('s13-released-persistent-volume', inventory, {

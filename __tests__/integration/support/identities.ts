@@ -2,7 +2,9 @@ import { execa } from 'execa';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusterEnv } from './cluster.js';
+import { parse } from 'yaml';
+import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { clusterEnv, deleteIfPresent, repoRoot } from './cluster.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'kube-sweep-id-'));
 
@@ -118,4 +120,35 @@ export async function wrongCaKubeconfig(): Promise<string> {
 export function nothingListeningKubeconfig(): string {
   const { caPem } = localServerAndCa();
   return kubeconfig('https://127.0.0.1:1', caPem, { token: 'irrelevant' });
+}
+
+/**
+ * Creates the ClusterRole from rbac/<file> under a unique name, binds `user` to it, runs `fn`,
+ * then removes both (with `api`, an admin client).
+ */
+export async function withRole(api: ApiClient, file: string, user: string, fn: () => Promise<void>) {
+  const role = parse(readFileSync(join(repoRoot, 'rbac', file), 'utf8')) as { metadata: { name: string } };
+  const name = `${role.metadata.name}-${user}`;
+  await api.request({
+    method: 'POST',
+    path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+    body: { ...role, metadata: { name } },
+  });
+  await api.request({
+    method: 'POST',
+    path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
+    },
+  });
+  try {
+    await fn();
+  } finally {
+    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`);
+    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`);
+  }
 }

@@ -14,6 +14,8 @@ test('unset inputs take their defaults', () => {
     failOn: { severity: 'error', codes: [] },
     stuckAfterMs: 300_000,
     ignore: [],
+    remediate: 'none',
+    forceRemoveFinalizers: [],
     scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [] },
     deleteNamespaces: true,
     order: [],
@@ -182,4 +184,43 @@ test('scan defaults to the whole cluster; fail-on takes severities and codes', (
 
 test('every input has a default entry', () => {
   expect(Object.keys(InputDefaults).sort()).toEqual(Object.values(Inputs).sort());
+});
+
+test('remediate and force-remove-finalizers: exact finalizer names, only with remediate: safe', () => {
+  const s = parseSettings(
+    reader({
+      mode: 'scan',
+      remediate: 'safe',
+      'force-remove-finalizers': 'example.com/cleanup, foregroundDeletion\nexample.com/cleanup',
+    }),
+  );
+  expect(s.remediate).toBe('safe');
+  expect(s.forceRemoveFinalizers).toEqual(['example.com/cleanup', 'foregroundDeletion']);
+  expect(() => parseSettings(reader({ mode: 'scan', remediate: 'all' }))).toThrow(
+    "input 'remediate' is 'all'; it takes one of: none, safe",
+  );
+  expect(() =>
+    parseSettings(reader({ mode: 'scan', remediate: 'safe', 'force-remove-finalizers': 'example.com/*' })),
+  ).toThrow("input 'force-remove-finalizers' has 'example.com/*', which is not a finalizer name");
+  expect(() =>
+    parseSettings(reader({ mode: 'scan', 'force-remove-finalizers': 'example.com/cleanup' })),
+  ).toThrow("input 'force-remove-finalizers' only acts with 'remediate: safe'");
+});
+
+test('etcd-endpoint: one URL; etcd-tls: three paths, only with https', () => {
+  expect(parseSettings(reader({ mode: 'scan' })).etcd).toBeUndefined();
+  expect(parseSettings(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379' })).etcd).toEqual({
+    endpoint: 'http://127.0.0.1:2379',
+  });
+  expect(
+    parseSettings(
+      reader({ mode: 'scan', 'etcd-endpoint': 'https://10.0.0.5:2379', 'etcd-tls': 'ca.crt, c.crt, c.key' }),
+    ).etcd,
+  ).toEqual({ endpoint: 'https://10.0.0.5:2379', tls: { ca: 'ca.crt', cert: 'c.crt', key: 'c.key' } });
+  expect(() => parseSettings(reader({ mode: 'scan', 'etcd-endpoint': '127.0.0.1:2379' }))).toThrow(
+    "input 'etcd-endpoint' is '127.0.0.1:2379'",
+  );
+  expect(() =>
+    parseSettings(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379', 'etcd-tls': 'a,b,c' })),
+  ).toThrow("input 'etcd-tls' needs an https 'etcd-endpoint'");
 });

@@ -1,4 +1,4 @@
-import { fitSummary, renderFindings } from '../../../src/report/markdown.js';
+import { fitSummary, renderFindings, renderRemediation } from '../../../src/report/markdown.js';
 import type { Finding } from '../../../src/report/findings.js';
 
 const finding = (key: string, causedBy?: string[]): Finding =>
@@ -52,4 +52,39 @@ test('a summary over the limit is cut at a block boundary, fences and details cl
   for (const line of cut.split('\n').filter((l) => l.startsWith('| row')))
     expect(line).toMatch(/^\| row \d+ \| x{50} \|$/);
   expect(fitSummary('small', '/r', 20_000)).toBe('small');
+});
+
+test('remediation: each action with its request and result, what was left alone, cluster text inert', () => {
+  const lines = renderRemediation({
+    mode: 'safe',
+    results: [
+      {
+        action: { type: 'delete-apiservice', name: 'v1.x.example.com', because: ['StaleAPIService:x'] },
+        description: 'delete APIService v1.x.example.com (its backend is gone)',
+        request: 'DELETE /apis/apiregistration.k8s.io/v1/apiservices/v1.x.example.com',
+        status: 'done',
+        message: 'deleted',
+      },
+      {
+        action: { type: 'recreate-namespace', namespace: 'n', because: ['OrphanInMissingNamespace:y'] },
+        description: 'create namespace n again (it is gone but still stores objects)',
+        request: 'POST /api/v1/namespaces',
+        status: 'failed',
+        message: 'HTTP 403: <b>forbidden</b> | x',
+      },
+    ],
+    skipped: [{ finding: 'StaleAPIService:z', reason: 'its backend is outside the scope of the inputs' }],
+    counts: { done: 1, failed: 1, skipped: 1 },
+    findingsBefore: 5,
+  });
+  const text = lines.join('\n');
+  expect(text).toContain('### Remediation (remediate: safe)');
+  expect(text).toContain('1 action(s) done, 1 failed, 1 finding(s) left alone; 5 finding(s) before');
+  expect(text).toContain(
+    '| delete APIService v1.x.example.com \\(its backend is gone\\) | `DELETE /apis/apiregistration.k8s.io/v1/apiservices/v1.x.example.com` | ✅ deleted |',
+  );
+  expect(text).toContain('❌ failed:');
+  expect(text).not.toContain('<b>');
+  expect(text).toContain('&lt;b&gt;forbidden&lt;/b&gt; \\| x |');
+  expect(text).toContain('- `StaleAPIService:z`: its backend is outside the scope of the inputs');
 });

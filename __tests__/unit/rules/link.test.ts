@@ -67,3 +67,16 @@ test('links only to findings of the same run', () => {
     .map(({ causedBy: _c, ...f }) => f);
   expect(linkFindings(withoutCause, inventory).every((f) => f.causedBy === undefined)).toBe(true);
 });
+
+test('S11: the namespace whose pods never go away is caused by PodStuckTerminating', () => {
+  const { fixture, findings } = run('s11-pod-stuck-terminating');
+  const pod = findingKey('PodStuckTerminating', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    namespace: fixture.names.namespace!,
+    name: 'p1',
+  });
+  expect(causes(findings)).toEqual([
+    [`NamespaceContentDeletionFailed:v1/Namespace//${fixture.names.namespace}`, [pod]],
+  ]);
+});

@@ -317,3 +317,118 @@ export function recordFixture(
   mkdirSync(recordedFixturesDir, { recursive: true });
   writeFileSync(join(recordedFixturesDir, `${file}.json`), JSON.stringify(recorded, null, 1) + '\n');
 }
+
+/**
+ * A Node object that no kubelet serves (reference.md 0.3): no kwok annotation, so kwok leaves it
+ * alone, and nobody posts its status or renews its Lease.
+ */
+export async function createDeadNode(api: ApiClient, name: string): Promise<void> {
+  await createObject(api, '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name } });
+}
+
+/** A pod bound to `nodeName` that tolerates not-ready/unreachable nodes (no taint eviction). */
+export async function createBoundPod(
+  api: ApiClient,
+  namespace: string,
+  name: string,
+  nodeName: string,
+  volumes: unknown[] = [],
+): Promise<void> {
+  await createObject(api, `/api/v1/namespaces/${namespace}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: {
+      nodeName,
+      containers: [{ name: 'main', image: 'registry.invalid/x:1' }],
+      volumes,
+      tolerations: ['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready'].map((key) => ({
+        key,
+        operator: 'Exists',
+        effect: 'NoExecute',
+      })),
+    },
+  });
+}
+
+/** Force-deletes a pod (grace period 0; 404 is fine): what no kubelet will do for it. */
+export function forceDeletePod(api: ApiClient, namespace: string, name: string): Promise<void> {
+  return deleteIfPresent(api, `/api/v1/namespaces/${namespace}/pods/${name}`, { gracePeriodSeconds: '0' });
+}
+
+/** PersistentVolume `name`: hostPath, 1Gi, RWO, reclaim Retain, no storage class (S12, S13). */
+export async function createRetainVolume(api: ApiClient, name: string): Promise<void> {
+  await createObject(api, '/api/v1/persistentvolumes', {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: {
+      capacity: { storage: '1Gi' },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: '',
+      hostPath: { path: `/tmp/${name}` },
+    },
+  });
+}
+
+/** Claim `<namespace>/data` on volume `pv`, waited for until kube-controller-manager binds it. */
+export async function createBoundClaim(api: ApiClient, namespace: string, pv: string): Promise<void> {
+  await createObject(api, `/api/v1/namespaces/${namespace}/persistentvolumeclaims`, {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'data' },
+    spec: {
+      storageClassName: '',
+      volumeName: pv,
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '1Gi' } },
+    },
+  });
+  await waitForPhase(api, `/api/v1/namespaces/${namespace}/persistentvolumeclaims/data`, 'Bound');
+}
+
+/** Waits until the object at `path` has `status.phase` `phase`. */
+export async function waitForPhase(api: ApiClient, path: string, phase: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const now = (await api.request<{ status?: { phase?: string } }>({ path })).status?.phase ?? '';
+      return { done: now === phase, value: now };
+    },
+    { timeoutMs: 60_000, description: `${path} to be ${phase}` },
+  );
+}
+
+/**
+ * Waits until the namespace controller reports that pods of `namespace` never go away
+ * (NamespaceDeletionContentFailure, reference.md 0.1) and checks its message.
+ */
+export async function waitForPodsRemaining(api: ApiClient, namespace: string): Promise<void> {
+  const conditions = await waitForCondition(
+    api,
+    `/api/v1/namespaces/${namespace}`,
+    'NamespaceDeletionContentFailure',
+  );
+  expect(conditions.find((c) => c.type === 'NamespaceDeletionContentFailure')?.message).toBe(
+    `Failed to delete all resource types, 1 remaining: unexpected items still remain in namespace: ${namespace} for gvr: /v1, Resource=pods`,
+  );
+}
+
+/**
+ * S10's fault, built for real: deletes the namespace, waits until its finalizers hold it, then
+ * PUTs /finalize with empty spec.finalizers (what kube-sweep itself never does) and waits until
+ * the namespace is gone while its objects stay stored.
+ */
+export async function forceFinalizeNamespace(api: ApiClient, namespace: string): Promise<void> {
+  await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}` });
+  await waitForCondition(api, `/api/v1/namespaces/${namespace}`, 'NamespaceFinalizersRemaining');
+  const current = await api.request<{ spec: { finalizers?: string[] } }>({
+    path: `/api/v1/namespaces/${namespace}`,
+  });
+  await api.request({
+    method: 'PUT',
+    path: `/api/v1/namespaces/${namespace}/finalize`,
+    body: { ...current, spec: { ...current.spec, finalizers: [] } },
+  });
+  await waitGone(api, `/api/v1/namespaces/${namespace}`);
+}

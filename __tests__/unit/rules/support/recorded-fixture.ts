@@ -61,6 +61,8 @@ export const recordedScenarios = [
   's05-mutating-webhook-leftover',
   's06-crd-stuck',
   's10-orphan-in-missing-namespace',
+  's11-pod-stuck-terminating',
+  's12-pvc-protection-blocked',
   's13-released-persistent-volume',
   's14-owner-reference',
 ] as const;
