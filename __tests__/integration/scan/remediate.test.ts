@@ -7,6 +7,7 @@
  * server's audit log.
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { schemaErrors } from '../../unit/support/report-schema.js';
 import { runAction } from '../support/action.js';
 import { auditMark, kubeSweepRequestsSince, mutatingVerbs } from '../support/audit.js';
 import { userKubeconfig, withRole } from '../support/identities.js';
@@ -115,6 +116,7 @@ test('S10 remediated inside the scope: only the named finalizer goes, the orphan
     // The re-scan reports what is left: the unnamed finalizer, and the step is not clean.
     expect(report.verdict).toBe('leftovers');
     expect(report.remediation!.findingsBefore).toBe(dry.report.findings!.length);
+    expect(schemaErrors(report)).toEqual([]);
     expect(report.findings!.some((f) => f.object.name === 'cm2' && /Finalizer$/.test(f.code))).toBe(true);
     expect(report.findings!.some((f) => f.object.name === 'cm1' || f.object.name === 'w1')).toBe(false);
   } finally {
@@ -230,6 +232,7 @@ test('a remediation the identity may not do fails, and the run is an error, neve
       ]);
       expect(report.remediation!.results[0]!.message).toMatch(/^HTTP 403: .*forbidden/);
       expect(report.verdict).toBe('error');
+      expect(schemaErrors(report)).toEqual([]);
       expect(failures[0]).toMatch(/^remediation: 1 action\(s\) failed: delete APIService /);
       expect(outputs.get('remediated')).toBe('0');
     });
