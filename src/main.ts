@@ -45,6 +45,23 @@ export function leftoversMessage(report: Report, path: string): string {
   return `leftovers: ${parts.join(', ') || 'see the job summary'}. Details: the job summary and ${path}`;
 }
 
+/**
+ * Fails early, before the cluster is touched, when `report-path` cannot be written (a bad
+ * path found only after a teardown would leave a run without its report).
+ * @throws Error naming the input, the path and the system error code.
+ */
+function checkReportPath(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '');
+  } catch (error) {
+    throw new Error(
+      `input 'report-path' is '${path}', which cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); ` +
+        'give a file path in a writable folder, or leave it empty for $RUNNER_TEMP/kube-sweep-report.json (nothing was done)',
+    );
+  }
+}
+
 function errorMessage(error: unknown): string {
   const message = (error as Error)?.message;
   return message && message.trim() !== '' ? message : `unexpected error: ${String(error)}`;
@@ -117,6 +134,7 @@ export async function run(ports: ActionPorts): Promise<Report> {
   let report: Report;
   try {
     settings = parseSettings(ports.readInput);
+    if (settings.reportPath) checkReportPath(settings.reportPath);
     const s = settings;
     report = await execute(s, {
       ...ports,

@@ -49,6 +49,13 @@ function text(report: Report): string {
     for (const s of report.plan.stages) out.push(`stage ${s.index + 1}: ${s.releases.join(', ')}`);
     out.push(`namespaces to delete: ${report.plan.namespacesToDelete.join(', ') || '(none)'}`);
   }
+  if (report.dryRun) {
+    out.push(`dry run: nothing was deleted; a teardown would delete ${report.dryRun.objectCount} object(s)`);
+    for (const s of report.dryRun.stages)
+      for (const o of [...s.crdInstances, ...s.objects])
+        out.push(`  would delete: ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`);
+    for (const n of report.dryRun.namespaces) out.push(`  would delete: namespace ${n}`);
+  }
   if (report.teardown) {
     for (const s of report.teardown.stages) {
       for (const r of s.releases)

@@ -3,7 +3,9 @@ import type { CommandRunner } from '../util/command.js';
 import { createApiClient, type ApiClient } from './api-client.js';
 import { checkAccess } from './connect.js';
 import { ensureKindCluster, type KindCluster } from './kind.js';
+import { ClusterAccessError } from './errors.js';
 import {
+  describeKubeconfigOrigin,
   loadKubeconfig,
   writeKubeconfigFile,
   type KubeconfigEnvironment,
@@ -61,6 +63,13 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
     return { loaded, api, serverVersion, kubeconfigPath, ...(kind ? { kind } : {}) };
   } catch (error) {
     await api.close();
+    // The first requests prove the kubeconfig right or wrong: say which input to fix.
+    if (error instanceof ClusterAccessError && settings.cluster !== 'kind') {
+      throw new ClusterAccessError(
+        error.problem,
+        `${error.message} (server and credentials from ${describeKubeconfigOrigin(loaded.origin)}, context '${loaded.context}')`,
+      );
+    }
     throw error;
   }
 }

@@ -17,9 +17,13 @@ export interface ActionRun {
 
 /**
  * Runs the action's main step in-process with these inputs against the local control plane
- * (kubeconfig and Helm 4 filled in unless given).
+ * (kubeconfig and Helm 4 filled in unless given). `options.env` replaces variables of the
+ * environment the action sees (e.g. KUBECONFIG, HOME for the kubeconfig fallback).
  */
-export async function runAction(inputs: Record<string, string>): Promise<ActionRun> {
+export async function runAction(
+  inputs: Record<string, string>,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-run-'));
   const outputs = new Map<string, string>();
   const failures: string[] = [];
@@ -45,7 +49,7 @@ export async function runAction(inputs: Record<string, string>): Promise<ActionR
       summary = m;
     },
     setFailed: (m) => failures.push(m),
-    env: { ...process.env, RUNNER_TEMP: dir },
+    env: { ...process.env, RUNNER_TEMP: dir, ...options.env },
     commands: execaRunner,
   };
   const report = await run(ports);

@@ -7,6 +7,7 @@ export interface AuditEvent {
   readonly verb: string;
   readonly requestURI: string;
   readonly userAgent?: string;
+  readonly user?: { readonly username?: string };
   readonly stage: string;
   readonly requestReceivedTimestamp: string;
   readonly responseStatus?: { code?: number };
@@ -21,14 +22,37 @@ export function auditMark(): number {
   }
 }
 
-/** Audit events written after `mark` (ResponseComplete stage), sent by kube-sweep's own client. */
-export function kubeSweepRequestsSince(mark: number): AuditEvent[] {
+/** Every audit event written after `mark` (ResponseComplete stage), from any client. */
+export function auditEventsSince(mark: number): AuditEvent[] {
   const text = readFileSync(join(clusterEnv().clusterDir, 'audit.log')).subarray(mark).toString('utf8');
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as AuditEvent)
-    .filter((e) => e.stage === 'ResponseComplete' && (e.userAgent ?? '').startsWith('kube-sweep'));
+    .filter((e) => e.stage === 'ResponseComplete');
+}
+
+/** Audit events written after `mark` (ResponseComplete stage), sent by kube-sweep's own client. */
+export function kubeSweepRequestsSince(mark: number): AuditEvent[] {
+  return auditEventsSince(mark).filter((e) => (e.userAgent ?? '').startsWith('kube-sweep'));
+}
+
+/** The admin identity of the local control plane's kubeconfig (test/cluster/up.sh). */
+export const adminUser = 'kube-sweep-admin';
+
+/**
+ * Mutating requests by the admin identity, whatever the client (kube-sweep's own requests and
+ * those of the helm it runs: both use the kubeconfig they were given), written after `mark`
+ * and received at or after `since` (an event of a request sent just before the mark can be
+ * written just after it).
+ */
+export function adminMutationsSince(mark: number, since: Date): AuditEvent[] {
+  return auditEventsSince(mark).filter(
+    (e) =>
+      e.user?.username === adminUser &&
+      mutatingVerbs.has(e.verb) &&
+      Date.parse(e.requestReceivedTimestamp) >= since.getTime(),
+  );
 }
 
 export const mutatingVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
