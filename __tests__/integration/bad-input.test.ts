@@ -4,7 +4,7 @@
  * plane). Two Helm releases exist in the scoped namespace during every run, so a teardown that
  * went ahead could delete them. Each row must end with: verdict `error` (exit 2 in the CLI,
  * a failed step in the action), a message that names the input, and no create, update, patch
- * or delete request from the admin identity (kube-sweep and the helm it runs) in the audit log.
+ * or delete request from kube-sweep or the helm it runs in the audit log.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { exitCodeOf } from '../../src/cli/index.js';
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { Inputs, type InputName } from '../../src/config/inputs.js';
 import { runAction } from './support/action.js';
-import { adminMutationsSince, auditMark } from './support/audit.js';
+import { toolMutationsSince, auditMark } from './support/audit.js';
 import { adminApi, clusterEnv, deleteIfPresent, getOrUndefined, uniqueName } from './support/cluster.js';
 import { nothingListeningKubeconfig, wrongCaKubeconfig } from './support/identities.js';
 import { chart, helm4 } from './support/widgets.js';
@@ -293,7 +293,7 @@ test.each(rows.map((r) => [r.input, r.what, r] as const))('%s: %s', async (input
   expect(failures[0]).toBe(report.error);
   expect(report.error).toContain(`'${input}'`);
   expect(report.error).toMatch(row.says);
-  expect(adminMutationsSince(mark, started)).toEqual([]);
+  expect(toolMutationsSince(mark, started)).toEqual([]);
   // The releases are still there, so a mutation would have had something to delete.
   expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}/configmaps/web-config`)).toBeDefined();
   expect(
