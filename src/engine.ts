@@ -243,7 +243,14 @@ export const modes: Record<
     const { findings, failing, suppressed } = await ports.group('Scanning for leftovers', async () =>
       scan(settings, after, planned.plan.scope.namespaces, ports),
     );
-    const verdict = teardownVerdict(teardown) === 'leftovers' || failing.length > 0 ? 'leftovers' : 'clean';
+    // Clean only when the scan afterwards read everything: a resource it could not list (a
+    // 503 while etcd stalled, a 403) may hold what the environment left.
+    const verdict =
+      teardownVerdict(teardown) === 'leftovers' || failing.length > 0
+        ? 'leftovers'
+        : after.coverage.length > 0
+          ? 'partial'
+          : 'clean';
     return {
       verdict,
       inventory: summarizeInventory(after),

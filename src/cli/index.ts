@@ -70,7 +70,8 @@ function text(report: Report): string {
     for (const b of report.teardown.hookLeftovers) {
       out.push(`  left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
     }
-    for (const e of report.teardown.stages.flatMap((s) => s.errors)) out.push(`  could not check: ${e}`);
+    for (const e of [...report.teardown.stages.flatMap((s) => s.errors), ...report.teardown.errors])
+      out.push(`  could not check: ${e}`);
     for (const n of report.teardown.namespaces) {
       out.push(`  namespace ${n.name}: ${n.status}`);
       if (n.metadataFinalizers.length)

@@ -109,7 +109,7 @@ export function renderMarkdown(report: Report): string {
         '',
       );
     }
-    const errors = t.stages.flatMap((s) => s.errors);
+    const errors = [...t.stages.flatMap((s) => s.errors), ...t.errors];
     if (errors.length) {
       out.push(
         'Could not check (the verdict cannot be clean):',

@@ -9,7 +9,8 @@ import { severityRank, type Finding, type Severity } from './findings.js';
 /**
  * The outcome of a run.
  * - teardown: `clean` (every release uninstalled, every object and namespace gone) or
- *   `leftovers` (something failed, timed out, or could not be verified);
+ *   `leftovers` (something failed, timed out, or could not be verified), or `partial` when
+ *   nothing was left but the scan afterwards could not read every resource (coverage gaps);
  * - plan, and teardown with `dry-run: true`: `planned` (nothing was changed); inventory: `complete`, or `partial` when some resources could not be read;
  * - any mode: `error` when the run could not do its job (bad input, cluster unreachable).
  * Never `clean` or `complete` when something was not looked at.
@@ -171,7 +172,8 @@ export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
         s.crdInstances.some((c) => c.remaining.length > 0),
     ) ||
     result.namespaces.some((n) => n.status !== 'deleted' && n.status !== 'absent') ||
-    result.hookLeftovers.length > 0;
+    result.hookLeftovers.length > 0 ||
+    result.errors.length > 0;
   return dirty ? 'leftovers' : 'clean';
 }
 
