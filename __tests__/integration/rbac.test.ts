@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { runAction } from './support/action.js';
 import { adminApi, deleteIfPresent, repoRoot, uniqueName } from './support/cluster.js';
-import { userKubeconfig } from './support/identities.js';
+import { userKubeconfig, withClusterRole } from './support/identities.js';
 import { chart, helm4 } from './support/widgets.js';
 
 let api: ApiClient;
@@ -22,30 +22,11 @@ afterAll(async () => {
 
 /** Creates the role from rbac/<file> under a unique name, binds `user` to it, runs `fn`, cleans up. */
 async function withRole(file: string, user: string, fn: () => Promise<void>) {
-  const role = parse(readFileSync(join(repoRoot, 'rbac', file), 'utf8')) as { metadata: { name: string } };
-  const name = `${role.metadata.name}-${user}`;
-  await api.request({
-    method: 'POST',
-    path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-    body: { ...role, metadata: { name } },
-  });
-  await api.request({
-    method: 'POST',
-    path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-    body: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
-    },
-  });
-  try {
-    await fn();
-  } finally {
-    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`);
-    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`);
-  }
+  const role = parse(readFileSync(join(repoRoot, 'rbac', file), 'utf8')) as {
+    metadata: { name: string };
+    rules: unknown[];
+  };
+  await withClusterRole(api, { name: `${role.metadata.name}-${user}`, user, rules: role.rules }, fn);
 }
 
 test('kube-sweep-scan is enough to read everything', async () => {
@@ -70,6 +51,42 @@ test('kube-sweep-teardown is enough to tear an environment down', async () => {
       });
       expect(failures).toEqual([]);
       expect(report.verdict).toBe('clean');
+    });
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
+test('an identity that may tear down but not read everything: the teardown is partial, never clean', async () => {
+  const user = uniqueName('half-blind');
+  const ns = uniqueName('rbac-env');
+  const name = `kube-sweep-test-${user}`;
+  expect((await helm4(['install', 'web', chart('sample'), '-n', ns, '--create-namespace'])).exitCode).toBe(0);
+  // Everything in the core and apps groups (enough for this release and its namespace), nothing else.
+  const rules = [
+    { apiGroups: ['', 'apps'], resources: ['*'], verbs: ['*'] },
+    { nonResourceURLs: ['/version', '/api', '/api/*', '/apis', '/apis/*'], verbs: ['get'] },
+  ];
+  try {
+    await withClusterRole(api, { name, user, rules }, async () => {
+      const { report, outputs } = await runAction({
+        mode: 'teardown',
+        namespaces: ns,
+        kubeconfig: await userKubeconfig(user),
+        'stage-timeout': '60s',
+      });
+      // It tore down what it could (the release and the namespace went) …
+      expect(report.teardown!.stages[0]!.releases.map((r) => r.status)).toEqual(['uninstalled']);
+      expect(report.teardown!.namespaces.map((n) => n.status)).toEqual(['deleted']);
+      // … but the scan afterwards could not list everything, so it does not claim clean.
+      expect(report.verdict).toBe('partial');
+      expect(outputs.get('verdict')).toBe('partial');
+      const forbidden = report
+        .inventory!.coverage.filter((g) => g.reason === 'forbidden')
+        .map((g) => g.resource);
+      expect(forbidden).toEqual(
+        expect.arrayContaining(['customresourcedefinitions.apiextensions.k8s.io/v1']),
+      );
     });
   } finally {
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);

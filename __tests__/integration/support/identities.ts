@@ -2,7 +2,8 @@ import { execa } from 'execa';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusterEnv } from './cluster.js';
+import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { clusterEnv, deleteIfPresent } from './cluster.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'kube-sweep-id-'));
 
@@ -118,4 +119,38 @@ export async function wrongCaKubeconfig(): Promise<string> {
 export function nothingListeningKubeconfig(): string {
   const { caPem } = localServerAndCa();
   return kubeconfig('https://127.0.0.1:1', caPem, { token: 'irrelevant' });
+}
+
+/**
+ * Creates the ClusterRole `name` with `rules`, binds user `user` to it with a ClusterRoleBinding
+ * of the same name, runs `fn`, and deletes both afterwards (also when `fn` throws).
+ */
+export async function withClusterRole<T>(
+  api: ApiClient,
+  options: { name: string; user: string; rules: readonly unknown[] },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const { name, user, rules } = options;
+  await api.request({
+    method: 'POST',
+    path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules },
+  });
+  try {
+    await api.request({
+      method: 'POST',
+      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
+      },
+    });
+    return await fn();
+  } finally {
+    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`);
+    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`);
+  }
 }

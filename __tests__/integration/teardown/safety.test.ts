@@ -14,7 +14,7 @@ import {
   mutatingVerbs,
 } from '../support/audit.js';
 import { adminApi, deleteIfPresent, getOrUndefined, uniqueName } from '../support/cluster.js';
-import { userKubeconfig } from '../support/identities.js';
+import { userKubeconfig, withClusterRole } from '../support/identities.js';
 import { chart, helm4, installOperatorAndApp } from '../support/widgets.js';
 
 let api: ApiClient;
@@ -56,35 +56,10 @@ test('a missing helm executable stops the teardown before any delete', async () 
 test('an identity that may not read the release Secrets gets an error, not a blind teardown', async () => {
   await withRelease(async (ns) => {
     const user = uniqueName('no-secrets');
-    const role = `kube-sweep-test-${user}`;
-    await api.request({
-      method: 'POST',
-      path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-      body: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: { name: role },
-        rules: [
-          {
-            apiGroups: ['*'],
-            resources: ['namespaces', 'configmaps', 'deployments', 'services'],
-            verbs: ['*'],
-          },
-        ],
-      },
-    });
-    await api.request({
-      method: 'POST',
-      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-      body: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: role },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-        subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
-      },
-    });
-    try {
+    const rules = [
+      { apiGroups: ['*'], resources: ['namespaces', 'configmaps', 'deployments', 'services'], verbs: ['*'] },
+    ];
+    await withClusterRole(api, { name: `kube-sweep-test-${user}`, user, rules }, async () => {
       const { report, failures } = await runAction({
         mode: 'teardown',
         namespaces: ns,
@@ -97,10 +72,7 @@ test('an identity that may not read the release Secrets gets an error, not a bli
         ),
       );
       expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeDefined();
-    } finally {
-      await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`);
-      await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`);
-    }
+    });
   });
 });
 
@@ -116,8 +88,12 @@ test("namespaces: '*' never puts a protected namespace in the plan", async () =>
   }
 });
 
-test("uninstalling an operator whose CRD has instances in another team's namespace is refused", async () => {
-  const id = uniqueName('cascade');
+/** Installs the operator (in `<id>-op`) and the app with two Widgets (in `<id>-app`), runs `fn`, removes both. */
+async function withOperatorAndApp(
+  prefix: string,
+  fn: (id: string, env: { group: string; operatorNs: string; appNs: string }) => Promise<void>,
+) {
+  const id = uniqueName(prefix);
   const env = {
     group: `${id}.kube-sweep.test`,
     operatorNs: `${id}-op`,
@@ -126,6 +102,17 @@ test("uninstalling an operator whose CRD has instances in another team's namespa
   };
   await installOperatorAndApp(api, env);
   try {
+    await fn(id, env);
+  } finally {
+    await helm4(['uninstall', 'app', '-n', env.appNs]);
+    await helm4(['uninstall', 'operator', '-n', env.operatorNs]);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
+  }
+}
+
+test("uninstalling an operator whose CRD has instances in another team's namespace is refused", async () => {
+  await withOperatorAndApp('cascade', async (id, env) => {
     const mark = auditMark();
     const { report, failures } = await runAction({ mode: 'teardown', namespaces: env.operatorNs });
     expect(report.verdict).toBe('error');
@@ -138,12 +125,7 @@ test("uninstalling an operator whose CRD has instances in another team's namespa
     expect(
       await getOrUndefined(api, `/apis/${env.group}/v1/namespaces/${env.appNs}/widgets/w1`),
     ).toBeDefined();
-  } finally {
-    await helm4(['uninstall', 'app', '-n', env.appNs]);
-    await helm4(['uninstall', 'operator', '-n', env.operatorNs]);
-    await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
-    await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
-  }
+  });
 });
 
 test('a release that fails to uninstall keeps its namespace (and Helm record) for a rerun', async () => {
@@ -306,5 +288,29 @@ describe('proof of no harm, from the audit log (every client of the admin identi
     expect(
       await getOrUndefined(api, `/api/v1/namespaces/${theirs}/secrets/sh.helm.release.v1.web.v1`),
     ).toBeDefined();
+  });
+});
+
+test('dry-run with an operator and its custom resources: the instances would go first, nothing is sent', async () => {
+  await withOperatorAndApp('dry', async (id, env) => {
+    const mark = auditMark();
+    const started = new Date();
+    const { report, failures } = await runAction({
+      mode: 'teardown',
+      'dry-run': 'true',
+      namespaces: `${id}-*`,
+    });
+    expect(failures).toEqual([]);
+    expect(report.verdict).toBe('planned');
+    expect(toolMutationsSince(mark, started)).toEqual([]);
+    const stages = report.dryRun!.stages;
+    expect(stages.map((s) => s.releases)).toEqual([[`${env.appNs}/app`], [`${env.operatorNs}/operator`]]);
+    // The operator's stage deletes the Widgets in scope first, while the operator still runs.
+    expect(stages[1]!.crdInstances.map((o) => `${o.kind} ${o.namespace}/${o.name}`)).toEqual([
+      `Widget ${env.appNs}/w1`,
+      `Widget ${env.appNs}/w2`,
+    ]);
+    expect(stages[1]!.objects.map((o) => o.kind)).toContain('CustomResourceDefinition');
+    expect(report.dryRun!.namespaces).toEqual([env.appNs, env.operatorNs]);
   });
 });
