@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
-import { Outputs, State } from './config/inputs.js';
-import { parseSettings, type InputReader, type Settings } from './config/settings.js';
+import { Inputs, Outputs, State } from './config/inputs.js';
+import { InputError, parseSettings, type InputReader, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
@@ -48,15 +48,25 @@ export function leftoversMessage(report: Report, path: string): string {
 /**
  * Fails early, before the cluster is touched, when `report-path` cannot be written (a bad
  * path found only after a teardown would leave a run without its report).
- * @throws Error naming the input, the path and the system error code.
+ * @throws InputError naming the input, the path and the system error code.
  */
-function checkReportPath(path: string): void {
+export function checkReportPath(path: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, '');
   } catch (error) {
-    throw new Error(
-      `input 'report-path' is '${path}', which cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); ` +
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const why =
+      {
+        EEXIST: 'a part of its folder is a file',
+        ENOTDIR: 'a part of its folder is a file',
+        EACCES: 'permission denied',
+        EISDIR: 'it is a folder',
+        EROFS: 'read-only file system',
+      }[code] ?? code;
+    throw new InputError(
+      Inputs.reportPath,
+      `input 'report-path' is '${path}', which cannot be written (${why}: ${code}); ` +
         'give a file path in a writable folder, or leave it empty for $RUNNER_TEMP/kube-sweep-report.json (nothing was done)',
     );
   }

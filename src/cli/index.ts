@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings } from '../config/settings.js';
-import { execute } from '../main.js';
+import { checkReportPath, execute } from '../main.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/report.js';
 import { execaRunner } from '../util/command.js';
@@ -139,6 +139,7 @@ export async function main(
       const v = (values as Record<string, unknown>)[name];
       return typeof v === 'string' ? v : '';
     });
+    if (settings.reportPath) checkReportPath(settings.reportPath);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     err(`kube-sweep: ${error.message.replace(/input '([^']+)'/g, '--$1')}\n`);
