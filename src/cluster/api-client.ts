@@ -22,9 +22,10 @@ export interface ApiRequest {
 
 /**
  * The port every Kubernetes call goes through: JSON in, JSON out, retries with backoff on
- * 429/5xx and dropped connections honouring Retry-After (no answer at all, once the server has
- * answered before, is retried for an outage budget: see ApiClientOptions), a timeout per request, and errors that carry the status code
- * and the Status message only (never headers or whole bodies).
+ * 429/5xx and dropped connections honouring Retry-After (no answer at all, once the server
+ * has answered before, is retried for an outage budget: see ApiClientOptions), a timeout per
+ * request, and errors that carry the status code and the Status message only (never headers
+ * or whole bodies).
  */
 export interface ApiClient {
   /** The API server URL, e.g. https://127.0.0.1:6443. */
