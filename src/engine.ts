@@ -19,6 +19,7 @@ import {
 import type { Finding } from './report/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
+import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { runTeardown } from './teardown/run-teardown.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
@@ -193,6 +194,66 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
 }
 
 /**
+ * `dry-run: true`: everything a teardown does before its first delete has run (inventory,
+ * plan, refusals, helm found); report what the teardown would delete and what already blocks
+ * the environment. Sends no mutating request. The verdict is `planned`: nothing was deleted,
+ * so nothing is claimed clean.
+ */
+async function dryRunBody(
+  settings: Settings,
+  inventory: Inventory,
+  planned: Awaited<ReturnType<typeof plan>>,
+  failedGroupVersions: ReadonlySet<string>,
+  ports: EnginePorts,
+): Promise<ReportBody> {
+  const dryRun = await ports.group('Dry run: what the teardown would delete', async () => {
+    const summary = dryRunOf(planned.plan, planned.resources, failedGroupVersions, (group, kind) =>
+      inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
+    );
+    for (const s of summary.stages)
+      ports.info(
+        `stage ${s.index + 1}: would delete ${s.crdInstances.length} CRD instance(s), uninstall ${s.releases.join(', ')} (${s.objects.length} object(s))`,
+      );
+    ports.info(`would delete namespaces: ${summary.namespaces.join(', ') || '(none)'}`);
+    ports.info(`dry run: nothing was deleted (${summary.objectCount} object(s) would be)`);
+    return summary;
+  });
+  return plannedBody(settings, inventory, planned, ports, dryRun);
+}
+
+/**
+ * The report body of a run that changed nothing (`mode: plan`, or a dry run): the plan, and a
+ * scan of what already blocks the environment (a preview; it never fails the run).
+ */
+async function plannedBody(
+  settings: Settings,
+  inventory: Inventory,
+  planned: Awaited<ReturnType<typeof plan>>,
+  ports: EnginePorts,
+  dryRun?: DryRunSummary,
+): Promise<ReportBody> {
+  const { findings, failing } = await ports.group('Scanning the environment before teardown', async () =>
+    scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports),
+  );
+  // A plan a teardown would refuse is not a plan: say so, as the teardown would (nothing is deleted).
+  const refused = planned.plan.refusals.length > 0;
+  return {
+    verdict: refused ? 'error' : 'planned',
+    ...(refused
+      ? {
+          error: `a teardown of this scope would refuse (nothing was deleted): ${planned.plan.refusals.join('; ')}`,
+        }
+      : {}),
+    inventory: summarizeInventory(inventory),
+    plan: summarizePlan(planned.plan),
+    ...(dryRun ? { dryRun } : {}),
+    findings,
+    failing: failing.map((f) => f.key),
+    warnings: planned.warnings,
+  };
+}
+
+/**
  * One strategy per mode: each reads what it needs from the cluster and returns the report
  * body (verdict included). They throw on errors that stop the run; main.ts turns those into
  * an `error` report.
@@ -236,18 +297,7 @@ export const modes: Record<
   },
   async plan(settings, cluster, ports) {
     const inventory = await readInventory(settings, cluster, ports);
-    const planned = await plan(settings, cluster, inventory, ports);
-    // What already blocks the environment, before anything is deleted (a preview; never fails the plan).
-    const { findings } = await ports.group('Scanning the environment before teardown', async () =>
-      scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports),
-    );
-    return {
-      verdict: 'planned',
-      inventory: summarizeInventory(inventory),
-      plan: summarizePlan(planned.plan),
-      findings,
-      warnings: planned.warnings,
-    };
+    return plannedBody(settings, inventory, await plan(settings, cluster, inventory, ports), ports);
   },
   async teardown(settings, cluster, ports) {
     const inventory = await readInventory(settings, cluster, ports);
@@ -267,10 +317,12 @@ export const modes: Record<
           "or set 'helm' to its path (nothing was deleted)",
       );
     }
+    const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
+    if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports);
     const teardown = await runTeardown(
       planned.plan,
       {
-        failedGroupVersions: new Set(inventory.failedGroupVersions.map((f) => f.groupVersion)),
+        failedGroupVersions,
         timeoutMs: settings.timeoutMs,
         stageTimeoutMs: settings.stageTimeoutMs,
         uninstallConcurrency: settings.uninstallConcurrency,
@@ -309,11 +361,15 @@ export const modes: Record<
       scanOptions,
     );
     const { findings, failing, suppressed, remediation, error } = rescanned;
+    // Clean only when the scan afterwards read everything: a resource it could not list (a
+    // 503 while etcd stalled, a 403) may hold what the environment left.
     const verdict = error
       ? 'error'
       : teardownVerdict(teardown) === 'leftovers' || failing.length > 0
         ? 'leftovers'
-        : 'clean';
+        : rescanned.inventory.coverage.length > 0
+          ? 'partial'
+          : 'clean';
     return {
       verdict,
       ...(error ? { error } : {}),

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
-import { Outputs, State } from './config/inputs.js';
-import { parseSettings, type InputReader, type Settings } from './config/settings.js';
+import { Inputs, Outputs, State } from './config/inputs.js';
+import { InputError, parseSettings, type InputReader, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
 import { publishToGitHub } from './report/github/publish.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
@@ -46,6 +46,33 @@ export function leftoversMessage(report: Report, path: string): string {
       : '',
   ].filter((p) => p !== '');
   return `leftovers: ${parts.join(', ') || 'see the job summary'}. Details: the job summary and ${path}`;
+}
+
+/**
+ * Fails early, before the cluster is touched, when `report-path` cannot be written (a bad
+ * path found only after a teardown would leave a run without its report).
+ * @throws InputError naming the input, the path and the system error code.
+ */
+export function checkReportPath(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const why =
+      {
+        EEXIST: 'a part of its folder is a file',
+        ENOTDIR: 'a part of its folder is a file',
+        EACCES: 'permission denied',
+        EISDIR: 'it is a folder',
+        EROFS: 'read-only file system',
+      }[code] ?? code;
+    throw new InputError(
+      Inputs.reportPath,
+      `input 'report-path' is '${path}', which cannot be written (${why}: ${code}); ` +
+        'give a file path in a writable folder, or leave it empty for $RUNNER_TEMP/kube-sweep-report.json (nothing was done)',
+    );
+  }
 }
 
 function errorMessage(error: unknown): string {
@@ -125,6 +152,7 @@ export async function run(ports: ActionPorts): Promise<Report> {
   let report: Report;
   try {
     settings = parseSettings(ports.readInput);
+    if (settings.reportPath) checkReportPath(settings.reportPath);
     const s = settings;
     report = await execute(s, {
       ...ports,

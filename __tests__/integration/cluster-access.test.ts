@@ -12,6 +12,7 @@ import {
   bogusTokenKubeconfig,
   nothingListeningKubeconfig,
   userKubeconfig,
+  withClusterRole,
   wrongCaKubeconfig,
 } from './support/identities.js';
 
@@ -90,57 +91,33 @@ test.each<[string, () => Promise<Partial<Record<InputName, string>>>, string, Re
 test('an identity that may list only some resources connects; the inventory reports the rest as coverage', async () => {
   const api = await adminApi();
   const user = uniqueName('partial-reader');
-  const role = `kube-sweep-test-${user}`;
+  const rules = [{ apiGroups: [''], resources: ['namespaces', 'configmaps'], verbs: ['get', 'list'] }];
   try {
-    await api.request({
-      method: 'POST',
-      path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-      body: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: { name: role },
-        rules: [{ apiGroups: [''], resources: ['namespaces', 'configmaps'], verbs: ['get', 'list'] }],
-      },
+    await withClusterRole(api, { name: `kube-sweep-test-${user}`, user, rules }, async () => {
+      const { collectInventory } = await import('../../src/inventory/collect.js');
+      const open = await openCluster(settings({ kubeconfig: await userKubeconfig(user) }), {
+        env: {},
+        commands: execaRunner,
+        setSecret: () => {},
+        log: () => {},
+      });
+      try {
+        const inventory = await collectInventory(open.api, { pageSize: 500, concurrency: 4 });
+        const forbidden = inventory.coverage.filter((g) => g.reason === 'forbidden').map((g) => g.resource);
+        expect(forbidden).toContain('secrets/v1');
+        expect(forbidden).not.toContain('configmaps/v1');
+        expect(forbidden).not.toContain('namespaces/v1');
+        const secrets = inventory.coverage.find((g) => g.resource === 'secrets/v1')!;
+        expect(secrets.hint).toBe('apiGroups: [""], resources: ["secrets"], verbs: ["list"]');
+        expect(secrets.message).toContain(`User "${user}" cannot list resource "secrets"`);
+        expect(
+          inventory.objects.some((o) => o.resource === 'configmaps' && o.name === 'kube-root-ca.crt'),
+        ).toBe(true);
+      } finally {
+        await open.api.close();
+      }
     });
-    await api.request({
-      method: 'POST',
-      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-      body: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: role },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-        subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
-      },
-    });
-    const { collectInventory } = await import('../../src/inventory/collect.js');
-    const open = await openCluster(settings({ kubeconfig: await userKubeconfig(user) }), {
-      env: {},
-      commands: execaRunner,
-      setSecret: () => {},
-      log: () => {},
-    });
-    try {
-      const inventory = await collectInventory(open.api, { pageSize: 500, concurrency: 4 });
-      const forbidden = inventory.coverage.filter((g) => g.reason === 'forbidden').map((g) => g.resource);
-      expect(forbidden).toContain('secrets/v1');
-      expect(forbidden).not.toContain('configmaps/v1');
-      expect(forbidden).not.toContain('namespaces/v1');
-      const secrets = inventory.coverage.find((g) => g.resource === 'secrets/v1')!;
-      expect(secrets.hint).toBe('apiGroups: [""], resources: ["secrets"], verbs: ["list"]');
-      expect(secrets.message).toContain(`User "${user}" cannot list resource "secrets"`);
-      expect(
-        inventory.objects.some((o) => o.resource === 'configmaps' && o.name === 'kube-root-ca.crt'),
-      ).toBe(true);
-    } finally {
-      await open.api.close();
-    }
   } finally {
-    await api.request({
-      method: 'DELETE',
-      path: `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`,
-    });
-    await api.request({ method: 'DELETE', path: `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}` });
     await api.close();
   }
 });

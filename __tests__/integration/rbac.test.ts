@@ -6,7 +6,7 @@
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { runAction } from './support/action.js';
 import { adminApi, deleteIfPresent, uniqueName } from './support/cluster.js';
-import { userKubeconfig, withRole } from './support/identities.js';
+import { userKubeconfig, withClusterRole, withRole } from './support/identities.js';
 import { chart, helm4 } from './support/widgets.js';
 
 let api: ApiClient;
@@ -39,6 +39,42 @@ test('kube-sweep-teardown is enough to tear an environment down', async () => {
       });
       expect(failures).toEqual([]);
       expect(report.verdict).toBe('clean');
+    });
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
+test('an identity that may tear down but not read everything: the teardown is partial, never clean', async () => {
+  const user = uniqueName('half-blind');
+  const ns = uniqueName('rbac-env');
+  const name = `kube-sweep-test-${user}`;
+  expect((await helm4(['install', 'web', chart('sample'), '-n', ns, '--create-namespace'])).exitCode).toBe(0);
+  // Everything in the core and apps groups (enough for this release and its namespace), nothing else.
+  const rules = [
+    { apiGroups: ['', 'apps'], resources: ['*'], verbs: ['*'] },
+    { nonResourceURLs: ['/version', '/api', '/api/*', '/apis', '/apis/*'], verbs: ['get'] },
+  ];
+  try {
+    await withClusterRole(api, { name, user, rules }, async () => {
+      const { report, outputs } = await runAction({
+        mode: 'teardown',
+        namespaces: ns,
+        kubeconfig: await userKubeconfig(user),
+        'stage-timeout': '60s',
+      });
+      // It tore down what it could (the release and the namespace went) …
+      expect(report.teardown!.stages[0]!.releases.map((r) => r.status)).toEqual(['uninstalled']);
+      expect(report.teardown!.namespaces.map((n) => n.status)).toEqual(['deleted']);
+      // … but the scan afterwards could not list everything, so it does not claim clean.
+      expect(report.verdict).toBe('partial');
+      expect(outputs.get('verdict')).toBe('partial');
+      const forbidden = report
+        .inventory!.coverage.filter((g) => g.reason === 'forbidden')
+        .map((g) => g.resource);
+      expect(forbidden).toEqual(
+        expect.arrayContaining(['customresourcedefinitions.apiextensions.k8s.io/v1']),
+      );
     });
   } finally {
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);

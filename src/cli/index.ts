@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings } from '../config/settings.js';
-import { execute } from '../main.js';
+import { checkReportPath, execute } from '../main.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/report.js';
@@ -50,6 +50,13 @@ function text(report: Report): string {
     for (const s of report.plan.stages) out.push(`stage ${s.index + 1}: ${s.releases.join(', ')}`);
     out.push(`namespaces to delete: ${report.plan.namespacesToDelete.join(', ') || '(none)'}`);
   }
+  if (report.dryRun) {
+    out.push(`dry run: nothing was deleted; a teardown would delete ${report.dryRun.objectCount} object(s)`);
+    for (const s of report.dryRun.stages)
+      for (const o of [...s.crdInstances, ...s.objects])
+        out.push(`  would delete: ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`);
+    for (const n of report.dryRun.namespaces) out.push(`  would delete: namespace ${n}`);
+  }
   if (report.teardown) {
     for (const s of report.teardown.stages) {
       for (const r of s.releases)
@@ -64,7 +71,8 @@ function text(report: Report): string {
     for (const b of report.teardown.hookLeftovers) {
       out.push(`  left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
     }
-    for (const e of report.teardown.stages.flatMap((s) => s.errors)) out.push(`  could not check: ${e}`);
+    for (const e of [...report.teardown.stages.flatMap((s) => s.errors), ...report.teardown.errors])
+      out.push(`  could not check: ${e}`);
     for (const n of report.teardown.namespaces) {
       out.push(`  namespace ${n.name}: ${n.status}`);
       if (n.metadataFinalizers.length)
@@ -133,6 +141,7 @@ export async function main(
       if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
       return typeof v === 'string' ? v : '';
     });
+    if (settings.reportPath) checkReportPath(settings.reportPath);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     err(`kube-sweep: ${error.message.replace(/input '([^']+)'/g, '--$1')}\n`);

@@ -22,8 +22,10 @@ export interface ApiRequest {
 
 /**
  * The port every Kubernetes call goes through: JSON in, JSON out, retries with backoff on
- * 429/5xx honouring Retry-After, a timeout per request, and errors that carry the status code
- * and the Status message only (never headers or whole bodies).
+ * 429/5xx and dropped connections honouring Retry-After (no answer at all, once the server
+ * has answered before, is retried for an outage budget: see ApiClientOptions), a timeout per
+ * request, and errors that carry the status code and the Status message only (never headers
+ * or whole bodies).
  */
 export interface ApiClient {
   /** The API server URL, e.g. https://127.0.0.1:6443. */
@@ -41,11 +43,21 @@ export interface ApiClient {
 export interface ApiClientOptions {
   /** Timeout of one request in ms. */
   readonly timeoutMs: number;
-  /** Retries after the first try (default 4). */
+  /** Retries after the first try while the server has never answered (default 4). */
   readonly retries?: number;
+  /**
+   * Once the server has answered one request, how long in ms a request that gets no answer
+   * at all (refused, reset, timed out) keeps being retried, in rounds of `retries` with a 2 s
+   * pause between rounds, before it fails (default 60 s): a server that answered before is
+   * restarting or waiting on etcd, not misconfigured. HTTP answers (429, 5xx) keep the plain
+   * `retries` policy: a webhook or aggregated API that fails is not an outage.
+   */
+  readonly outageBudgetMs?: number;
   /** Connections kept open to the server (default 16). */
   readonly connections?: number;
   readonly onRetry?: (req: ApiRequest, notice: RetryNotice) => void;
+  /** Called when a request's retries ran out with no answer and it waits out an outage (ms so far). */
+  readonly onOutage?: (req: ApiRequest, waitedMs: number) => void;
 }
 
 function buildUrl(server: string, path: string, query: ApiRequest['query']): string {
@@ -102,6 +114,7 @@ export async function createApiClient(
   });
   const baseHeaders: Record<string, string> = { ...https.headers, 'user-agent': 'kube-sweep' };
   let sent = 0;
+  let answered = false;
 
   async function once<T>(req: ApiRequest): Promise<T> {
     const method = req.method ?? 'GET';
@@ -132,6 +145,7 @@ export async function createApiClient(
       }
       throw error;
     }
+    answered = true;
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode >= 300) {
       let reason = '';
@@ -159,23 +173,40 @@ export async function createApiClient(
     server: loaded.server,
     sentRequests: () => sent,
     async request<T>(req: ApiRequest): Promise<T> {
-      try {
-        return await withRetries(() => once<T>(req), {
-          retries: options.retries ?? 4,
-          retryConflict: req.retryConflict ?? false,
-          onRetry: (n) => options.onRetry?.(req, n),
-        });
-      } catch (error) {
-        if (isUnreachableError(error) || (error as Error)?.name === 'TimeoutError') {
-          throw new ClusterAccessError(
-            'unreachable',
-            `the API server ${loaded.server} did not answer ${req.method ?? 'GET'} ${req.path} ` +
-              `(${(error as Error).message || (error as { code?: string }).code}); is the cluster running and the address right?`,
-          );
+      const hadAnswered = answered;
+      const budgetMs = options.outageBudgetMs ?? 60_000;
+      const started = Date.now();
+      for (;;) {
+        try {
+          return await withRetries(() => once<T>(req), {
+            retries: options.retries ?? 4,
+            retryConflict: req.retryConflict ?? false,
+            onRetry: (n) => options.onRetry?.(req, n),
+          });
+        } catch (error) {
+          const noAnswer = isUnreachableError(error) || (error as Error)?.name === 'TimeoutError';
+          if (!noAnswer) throw error;
+          // Before any answer, no answer most likely means a wrong address: give up. After
+          // one, the server is restarting or waiting on etcd: keep trying for the budget.
+          const waited = Date.now() - started;
+          if (!hadAnswered || waited >= budgetMs) {
+            throw new ClusterAccessError(
+              'unreachable',
+              `the API server ${loaded.server} did not answer ${req.method ?? 'GET'} ${req.path} ` +
+                `(${(error as Error).message || (error as { code?: string }).code}); ` +
+                (hadAnswered
+                  ? `it had answered before, and was tried again for ${Math.round(waited / 1000)} s: is the control plane (API server, etcd) down?`
+                  : 'is the cluster running and the address right?'),
+            );
+          }
+          options.onOutage?.(req, waited);
+          await new Promise((r) => setTimeout(r, outagePauseMs));
         }
-        throw error;
       }
     },
     close: () => agent.close(),
   };
 }
+
+/** Pause in ms between two rounds of retries while a server that answered before does not. */
+const outagePauseMs = 2000;

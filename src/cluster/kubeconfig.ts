@@ -113,13 +113,18 @@ export function readKubeconfigInput(
   return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
 }
 
-function describe(origin: KubeconfigOrigin): string {
+/**
+ * Where a kubeconfig came from, for messages: always names the `kubeconfig` input, so an error
+ * about its content (empty, wrong server, wrong CA) points at the input to fix.
+ */
+export function describeKubeconfigOrigin(origin: KubeconfigOrigin): string {
   switch (origin.kind) {
     case 'file':
+      return `the kubeconfig file ${origin.path} (input 'kubeconfig')`;
     case 'home':
-      return `kubeconfig file ${origin.path}`;
+      return `${origin.path} (input 'kubeconfig' is empty and $KUBECONFIG unset)`;
     case 'env':
-      return `$KUBECONFIG (${origin.paths.join(', ')})`;
+      return `$KUBECONFIG (${origin.paths.join(', ')}; input 'kubeconfig' is empty)`;
     case 'inline':
       return "the inline YAML in input 'kubeconfig'";
     case 'base64':
@@ -142,7 +147,7 @@ function parseDoc(text: string, origin: KubeconfigOrigin): KubeconfigDoc {
   } catch (error) {
     throw new ClusterAccessError(
       'not-a-kubeconfig',
-      `${describe(origin)} is not valid YAML (${(error as Error).message.split('\n')[0]}); ` +
+      `${describeKubeconfigOrigin(origin)} is not valid YAML (${(error as Error).message.split('\n')[0]}); ` +
         'give a kubeconfig as written by kubectl or kind',
     );
   }
@@ -155,7 +160,7 @@ function parseDoc(text: string, origin: KubeconfigOrigin): KubeconfigDoc {
   ) {
     throw new ClusterAccessError(
       'not-a-kubeconfig',
-      `${describe(origin)} is not a kubeconfig: it has no 'clusters', 'contexts' or 'users' list`,
+      `${describeKubeconfigOrigin(origin)} is not a kubeconfig: it has no 'clusters', 'contexts' or 'users' list`,
     );
   }
   return map as KubeconfigDoc;
@@ -206,7 +211,7 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
   if (!chosen) {
     throw new ClusterAccessError(
       'no-such-context',
-      `${describe(origin)} has no current-context and input 'context' is empty; ` +
+      `${describeKubeconfigOrigin(origin)} has no current-context and input 'context' is empty; ` +
         `set 'context' to one of: ${names.join(', ') || '(none: the kubeconfig has no contexts)'}`,
     );
   }
@@ -214,7 +219,7 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
   if (!ctx) {
     throw new ClusterAccessError(
       'no-such-context',
-      `${context ? "input 'context'" : 'current-context'} is '${chosen}', which ${describe(origin)} does not define; ` +
+      `${context ? "input 'context'" : 'current-context'} is '${chosen}', which ${describeKubeconfigOrigin(origin)} does not define; ` +
         `contexts there: ${names.join(', ') || '(none)'}`,
     );
   }
@@ -224,7 +229,7 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
   if (!server) {
     throw new ClusterAccessError(
       'no-server',
-      `context '${chosen}' in ${describe(origin)} points at cluster '${clusterName}', which ` +
+      `context '${chosen}' in ${describeKubeconfigOrigin(origin)} points at cluster '${clusterName}', which ` +
         `${cluster ? "has no 'server' URL" : 'is not defined'}; add the cluster with its server URL`,
     );
   }

@@ -3,7 +3,9 @@ import type { CommandRunner } from '../util/command.js';
 import { createApiClient, type ApiClient } from './api-client.js';
 import { checkAccess } from './connect.js';
 import { ensureKindCluster, type KindCluster } from './kind.js';
+import { ClusterAccessError, KubernetesApiError, transportErrorCode } from './errors.js';
 import {
+  describeKubeconfigOrigin,
   loadKubeconfig,
   writeKubeconfigFile,
   type KubeconfigEnvironment,
@@ -31,6 +33,13 @@ export interface OpenClusterPorts {
   readonly onKindCluster?: (cluster: KindCluster) => void;
 }
 
+/** A short reason for a retry log line: the HTTP status, the transport error code or the error's name. */
+function retryReason(error: unknown): string {
+  if (error instanceof KubernetesApiError)
+    return `HTTP ${error.status}${error.reason ? ` ${error.reason}` : ''}`;
+  return transportErrorCode(error) ?? (error as Error)?.name ?? 'error';
+}
+
 /**
  * Gets the cluster: creates or reuses a kind cluster, or loads the kubeconfig and context;
  * masks every credential; checks that the API answers and the identity may list namespaces.
@@ -52,7 +61,11 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
     timeoutMs: settings.requestTimeoutMs,
     onRetry: (req, n) =>
       ports.log(
-        `retrying ${req.method ?? 'GET'} ${req.path} in ${n.delayMs} ms (${n.retriesLeft} retries left)`,
+        `retrying ${req.method ?? 'GET'} ${req.path} in ${n.delayMs} ms (try ${n.attempt + 1}): ${retryReason(n.error)}`,
+      ),
+    onOutage: (req, waited) =>
+      ports.log(
+        `the API server has not answered ${req.method ?? 'GET'} ${req.path} for ${Math.round(waited / 1000)} s; still trying (up to 60 s)`,
       ),
   });
   try {
@@ -61,6 +74,13 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
     return { loaded, api, serverVersion, kubeconfigPath, ...(kind ? { kind } : {}) };
   } catch (error) {
     await api.close();
+    // The first requests prove the kubeconfig right or wrong: say which input to fix.
+    if (error instanceof ClusterAccessError && settings.cluster !== 'kind') {
+      throw new ClusterAccessError(
+        error.problem,
+        `${error.message} (server and credentials from ${describeKubeconfigOrigin(loaded.origin)}, context '${loaded.context}')`,
+      );
+    }
     throw error;
   }
 }

@@ -51,6 +51,11 @@ export interface Settings {
   readonly scope: ScopeSpec;
   /** Delete the scoped namespaces after the last stage. */
   readonly deleteNamespaces: boolean;
+  /**
+   * With `mode: teardown`: inventory, plan and every pre-delete check, then report what would be
+   * deleted and send no create, update, patch or delete request. No effect in other modes.
+   */
+  readonly dryRun: boolean;
   /** `order` lines, `a -> b`: release a is torn down before release b. */
   readonly order: readonly UserOrdering[];
   /** Overall teardown budget and per-stage wait budget, in ms. */
@@ -238,6 +243,13 @@ function orderLines() {
         });
         return z.NEVER;
       }
+      if (before.name === after.name && before.namespace === after.namespace) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `input 'order' has the line '${line}', which orders a release before itself (a cycle); name two different releases`,
+        });
+        return z.NEVER;
+      }
       out.push({ before, after, line });
     }
     return out;
@@ -401,6 +413,7 @@ const schema = z
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
     [Inputs.deleteNamespaces]: boolean(Inputs.deleteNamespaces),
+    [Inputs.dryRun]: boolean(Inputs.dryRun),
     [Inputs.order]: orderLines(),
     [Inputs.timeout]: duration(Inputs.timeout),
     [Inputs.stageTimeout]: duration(Inputs.stageTimeout),
@@ -529,6 +542,7 @@ export function parseSettings(read: InputReader): Settings {
       releases: v.releases,
     }),
     deleteNamespaces: v['delete-namespaces'],
+    dryRun: v['dry-run'],
     order: v.order,
     timeoutMs: v.timeout,
     stageTimeoutMs: v['stage-timeout'],

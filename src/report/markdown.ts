@@ -1,5 +1,6 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
 import type { Report, Verdict } from './report.js';
+import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from './findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
@@ -29,7 +30,10 @@ function seconds(ms: number): string {
 
 /** Pure: the job summary (GitHub-flavoured markdown) of any report. Cluster text is escaped. */
 export function renderMarkdown(report: Report): string {
-  const out: string[] = [`## ${headlines[report.verdict]}`, ''];
+  const headline = report.dryRun
+    ? '📋 kube-sweep: dry run of the teardown (nothing was deleted)'
+    : headlines[report.verdict];
+  const out: string[] = [`## ${headline}`, ''];
   if (report.error) out.push(escapeMarkdown(report.error), '');
   if (report.cluster.server) {
     out.push(
@@ -71,6 +75,8 @@ export function renderMarkdown(report: Report): string {
     }
   }
 
+  if (report.dryRun) out.push(...renderDryRun(report.dryRun));
+
   if (report.teardown) {
     const t = report.teardown;
     out.push('### Teardown', '');
@@ -104,7 +110,7 @@ export function renderMarkdown(report: Report): string {
         '',
       );
     }
-    const errors = t.stages.flatMap((s) => s.errors);
+    const errors = [...t.stages.flatMap((s) => s.errors), ...t.errors];
     if (errors.length) {
       out.push(
         'Could not check (the verdict cannot be clean):',
@@ -213,6 +219,36 @@ export function renderRemediation(r: RemediationReport): string[] {
     for (const x of r.skipped) out.push(`- ${codeSpan(x.finding)}: ${escapeMarkdown(x.reason)}`);
     out.push('', '</details>', '');
   }
+  return out;
+}
+
+/** Pure: the "would delete" section of a dry run (objects listed in a folded block). */
+function renderDryRun(d: DryRunSummary): string[] {
+  const out = [
+    '### Dry run: what the teardown would delete',
+    '',
+    `This was a dry run: nothing was deleted, and the environment was not checked clean. A teardown would delete ${d.objectCount} object(s):`,
+    '',
+    '| stage | releases uninstalled | CRD instances deleted first | objects of their manifests |',
+    '| ---: | --- | ---: | ---: |',
+  ];
+  for (const s of d.stages)
+    out.push(
+      `| ${s.index + 1} | ${s.releases.map(codeSpan).join(', ')} | ${s.crdInstances.length} | ${s.objects.length} |`,
+    );
+  out.push(
+    `| — | namespaces: ${d.namespaces.map(codeSpan).join(', ') || '(none)'} | | ${d.namespaces.length} |`,
+    '',
+  );
+  const objects = d.stages.flatMap((s) => [...s.crdInstances, ...s.objects]);
+  if (objects.length) {
+    out.push('<details><summary>Objects</summary>', '');
+    for (const o of objects) out.push(`- ${objectName(o)}`);
+    out.push('', '</details>', '');
+  }
+  const kept = d.stages.flatMap((s) => s.kept);
+  if (kept.length)
+    out.push(`Kept on purpose (\`helm.sh/resource-policy: keep\`): ${kept.map(objectName).join(', ')}.`, '');
   return out;
 }
 

@@ -2,6 +2,7 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../inventory/types.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
+import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { severityRank, type Finding, type Severity } from './findings.js';
@@ -10,8 +11,9 @@ import type { GitHubPublications } from './github/publish.js';
 /**
  * The outcome of a run.
  * - teardown: `clean` (every release uninstalled, every object and namespace gone) or
- *   `leftovers` (something failed, timed out, or could not be verified);
- * - plan: `planned`; inventory: `complete`, or `partial` when some resources could not be read;
+ *   `leftovers` (something failed, timed out, or could not be verified), or `partial` when
+ *   nothing was left but the scan afterwards could not read every resource (coverage gaps);
+ * - plan, and teardown with `dry-run: true`: `planned` (nothing was changed); inventory: `complete`, or `partial` when some resources could not be read;
  * - any mode: `error` when the run could not do its job (bad input, cluster unreachable).
  * Never `clean` or `complete` when something was not looked at.
  */
@@ -68,6 +70,8 @@ export interface Report {
   readonly inventory?: InventorySummary;
   readonly plan?: PlanSummary;
   readonly teardown?: TeardownResult;
+  /** Set by `dry-run: true` with `mode: teardown` (verdict `planned`): what would be deleted. */
+  readonly dryRun?: DryRunSummary;
   /** Findings of the scan, sorted (report/findings.ts), linked to their root causes. */
   readonly findings?: readonly Finding[];
   /** Keys of the findings that cross the `fail-on` policy. */
@@ -174,7 +178,8 @@ export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
         s.crdInstances.some((c) => c.remaining.length > 0),
     ) ||
     result.namespaces.some((n) => n.status !== 'deleted' && n.status !== 'absent') ||
-    result.hookLeftovers.length > 0;
+    result.hookLeftovers.length > 0 ||
+    result.errors.length > 0;
   return dirty ? 'leftovers' : 'clean';
 }
 

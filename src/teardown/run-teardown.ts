@@ -63,6 +63,8 @@ export interface TeardownResult {
    * without a delete policy, e.g. a post-install ClusterRole): Helm never removes them.
    */
   readonly hookLeftovers: readonly Blocker[];
+  /** Checks after the stages that failed (e.g. looking for the hooks' objects): not verified. */
+  readonly errors: readonly string[];
   readonly durationMs: number;
   /** True when the overall `timeout` ran out (later waits were cut short). */
   readonly timedOut: boolean;
@@ -388,6 +390,7 @@ export async function runTeardown(
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
           deleteNamespaces(ports.api, toDelete, { timeoutMs: budget(), clock, log: ports.log }),
         );
+  const errors: string[] = [];
   const hookLeftovers = await ports.group('Checking for objects left by Helm hooks', async () => {
     const hooks = plan.releases.flatMap((r) => hookObjects(r, ports.resources));
     if (hooks.length === 0) return [];
@@ -398,7 +401,9 @@ export async function runTeardown(
       return left;
     } catch (error) {
       if ((error as Error)?.name === 'ClusterAccessError') throw error;
-      ports.log(`could not check the hooks' objects: ${(error as Error).message}`);
+      const message = `checking for objects left by Helm hooks: ${describeError(error)}`;
+      ports.log(`could not check: ${message}`);
+      errors.push(message);
       return [];
     }
   });
@@ -406,6 +411,7 @@ export async function runTeardown(
     stages,
     namespaces,
     hookLeftovers,
+    errors,
     durationMs: clock.now() - started,
     timedOut: clock.now() >= deadline,
   };

@@ -59,12 +59,16 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
       try {
         return await operation(attempt);
       } catch (caught) {
-        // p-retry only handles Error instances of this realm; undici's transport errors can
-        // come from another (jest's vm modules), so wrap those and keep the original as cause.
+        // p-retry only handles Error instances of this realm; undici's transport errors and
+        // the DOMException of AbortSignal.timeout can come from another (jest's vm modules), so
+        // wrap those, keeping the original as cause and its name (TimeoutError is retryable).
         const error =
           caught instanceof Error
             ? caught
-            : Object.assign(new Error(String((caught as Error)?.message ?? caught)), { cause: caught });
+            : Object.assign(new Error(String((caught as Error)?.message ?? caught)), {
+                cause: caught,
+                ...(typeof (caught as Error)?.name === 'string' ? { name: (caught as Error).name } : {}),
+              });
         if (!isRetryable(error, options.retryConflict)) throw new AbortError(error);
         throw error;
       }

@@ -97,9 +97,13 @@ rules:
 - level: Metadata
 YAML
 
-# start <name> <command...>: run detached in its own session, log and pid under $dir.
+# start <name> <command...>: run detached in its own session, log and pid under $dir. The
+# command line (program resolved on PATH) is kept in cmd/<name> (NUL-separated) so that
+# restart-apiserver.sh can start the same process again.
 start() {
   local name=$1; shift
+  mkdir -p "$dir/cmd"
+  printf '%s\0' "$(command -v "$1")" "${@:2}" >"$dir/cmd/$name"
   setsid "$@" >"$dir/logs/$name.log" 2>&1 < /dev/null &
   echo $! >"$dir/pids/$name.pid"
 }

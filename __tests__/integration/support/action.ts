@@ -17,12 +17,13 @@ export interface ActionRun {
 
 /**
  * Runs the action's main step in-process with these inputs against the local control plane
- * (kubeconfig and Helm 4 filled in unless given); `env` is added to the process environment
- * the step sees (e.g. the GITHUB_* variables of a runner).
+ * (kubeconfig and Helm 4 filled in unless given); `env` is added to, or replaces variables
+ * of, the environment the step sees (GITHUB_* of a runner; KUBECONFIG or HOME for the
+ * kubeconfig fallback; undefined removes one).
  */
 export async function runAction(
   inputs: Record<string, string>,
-  env: Record<string, string> = {},
+  env: NodeJS.ProcessEnv = {},
 ): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-run-'));
   const outputs = new Map<string, string>();

@@ -21,14 +21,38 @@ export function auditMark(): number {
   }
 }
 
-/** Audit events written after `mark` (ResponseComplete stage), sent by kube-sweep's own client. */
-export function kubeSweepRequestsSince(mark: number): AuditEvent[] {
+/** Every audit event written after `mark` (ResponseComplete stage), from any client. */
+export function auditEventsSince(mark: number): AuditEvent[] {
   const text = readFileSync(join(clusterEnv().clusterDir, 'audit.log')).subarray(mark).toString('utf8');
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as AuditEvent)
-    .filter((e) => e.stage === 'ResponseComplete' && (e.userAgent ?? '').startsWith('kube-sweep'));
+    .filter((e) => e.stage === 'ResponseComplete');
+}
+
+/** Audit events written after `mark` (ResponseComplete stage), sent by kube-sweep's own client. */
+export function kubeSweepRequestsSince(mark: number): AuditEvent[] {
+  return auditEventsSince(mark).filter((e) => (e.userAgent ?? '').startsWith('kube-sweep'));
 }
 
 export const mutatingVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** Whether kube-sweep (user agent `kube-sweep`) or the helm it runs (`Helm/<version>`) sent it. */
+export const fromKubeSweepOrHelm = (e: AuditEvent) => /^(kube-sweep|Helm\/)/.test(e.userAgent ?? '');
+
+/**
+ * Mutating requests sent by kube-sweep or by the helm it runs (user agents `kube-sweep` and
+ * `Helm/<version>`), written after `mark` and received at or after `since` (an event of a
+ * request sent just before the mark can be written just after it). Other clients that share
+ * the admin identity (kwok) are left out; the tests' own client also says `kube-sweep`, so
+ * nothing else may run between the mark and the check (jest runs in band).
+ */
+export function toolMutationsSince(mark: number, since: Date): AuditEvent[] {
+  return auditEventsSince(mark).filter(
+    (e) =>
+      fromKubeSweepOrHelm(e) &&
+      mutatingVerbs.has(e.verb) &&
+      Date.parse(e.requestReceivedTimestamp) >= since.getTime(),
+  );
+}

@@ -123,32 +123,52 @@ export function nothingListeningKubeconfig(): string {
 }
 
 /**
- * Creates the ClusterRole from rbac/<file> under a unique name, binds `user` to it, runs `fn`,
- * then removes both (with `api`, an admin client).
+ * Creates the ClusterRole `name` with `rules`, binds user `user` to it with a ClusterRoleBinding
+ * of the same name, runs `fn`, and deletes both afterwards (also when `fn` throws).
  */
-export async function withRole(api: ApiClient, file: string, user: string, fn: () => Promise<void>) {
-  const role = parse(readFileSync(join(repoRoot, 'rbac', file), 'utf8')) as { metadata: { name: string } };
-  const name = `${role.metadata.name}-${user}`;
+export async function withClusterRole<T>(
+  api: ApiClient,
+  options: { name: string; user: string; rules: readonly unknown[] },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const { name, user, rules } = options;
   await api.request({
     method: 'POST',
     path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-    body: { ...role, metadata: { name } },
-  });
-  await api.request({
-    method: 'POST',
-    path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-    body: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
-    },
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules },
   });
   try {
-    await fn();
+    await api.request({
+      method: 'POST',
+      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
+      },
+    });
+    return await fn();
   } finally {
     await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`);
     await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`);
   }
+}
+
+/**
+ * Creates the ClusterRole from rbac/<file> under a unique name, binds `user` to it, runs `fn`,
+ * then removes both (with `api`, an admin client).
+ */
+export async function withRole<T>(
+  api: ApiClient,
+  file: string,
+  user: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const role = parse(readFileSync(join(repoRoot, 'rbac', file), 'utf8')) as {
+    metadata: { name: string };
+    rules: unknown[];
+  };
+  return withClusterRole(api, { name: `${role.metadata.name}-${user}`, user, rules: role.rules }, fn);
 }

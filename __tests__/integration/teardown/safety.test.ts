@@ -1,12 +1,20 @@
 /**
  * Safety of the teardown: when kube-sweep cannot see what it would need, it stops before
- * deleting anything; protected namespaces are never in the plan.
+ * deleting anything; protected namespaces are never in the plan; plan and dry-run change
+ * nothing, a teardown changes only its scope and never force-finalizes (from the audit log).
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
-import { auditMark, kubeSweepRequestsSince, mutatingVerbs } from '../support/audit.js';
+import {
+  toolMutationsSince,
+  auditEventsSince,
+  auditMark,
+  fromKubeSweepOrHelm,
+  kubeSweepRequestsSince,
+  mutatingVerbs,
+} from '../support/audit.js';
 import { adminApi, deleteIfPresent, getOrUndefined, uniqueName } from '../support/cluster.js';
-import { userKubeconfig } from '../support/identities.js';
+import { userKubeconfig, withClusterRole } from '../support/identities.js';
 import { chart, helm4, installOperatorAndApp } from '../support/widgets.js';
 
 let api: ApiClient;
@@ -48,35 +56,10 @@ test('a missing helm executable stops the teardown before any delete', async () 
 test('an identity that may not read the release Secrets gets an error, not a blind teardown', async () => {
   await withRelease(async (ns) => {
     const user = uniqueName('no-secrets');
-    const role = `kube-sweep-test-${user}`;
-    await api.request({
-      method: 'POST',
-      path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-      body: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: { name: role },
-        rules: [
-          {
-            apiGroups: ['*'],
-            resources: ['namespaces', 'configmaps', 'deployments', 'services'],
-            verbs: ['*'],
-          },
-        ],
-      },
-    });
-    await api.request({
-      method: 'POST',
-      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-      body: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: role },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-        subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
-      },
-    });
-    try {
+    const rules = [
+      { apiGroups: ['*'], resources: ['namespaces', 'configmaps', 'deployments', 'services'], verbs: ['*'] },
+    ];
+    await withClusterRole(api, { name: `kube-sweep-test-${user}`, user, rules }, async () => {
       const { report, failures } = await runAction({
         mode: 'teardown',
         namespaces: ns,
@@ -89,10 +72,7 @@ test('an identity that may not read the release Secrets gets an error, not a bli
         ),
       );
       expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeDefined();
-    } finally {
-      await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`);
-      await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`);
-    }
+    });
   });
 });
 
@@ -108,8 +88,12 @@ test("namespaces: '*' never puts a protected namespace in the plan", async () =>
   }
 });
 
-test("uninstalling an operator whose CRD has instances in another team's namespace is refused", async () => {
-  const id = uniqueName('cascade');
+/** Installs the operator (in `<id>-op`) and the app with two Widgets (in `<id>-app`), runs `fn`, removes both. */
+async function withOperatorAndApp(
+  prefix: string,
+  fn: (id: string, env: { group: string; operatorNs: string; appNs: string }) => Promise<void>,
+) {
+  const id = uniqueName(prefix);
   const env = {
     group: `${id}.kube-sweep.test`,
     operatorNs: `${id}-op`,
@@ -118,6 +102,17 @@ test("uninstalling an operator whose CRD has instances in another team's namespa
   };
   await installOperatorAndApp(api, env);
   try {
+    await fn(id, env);
+  } finally {
+    await helm4(['uninstall', 'app', '-n', env.appNs]);
+    await helm4(['uninstall', 'operator', '-n', env.operatorNs]);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
+  }
+}
+
+test("uninstalling an operator whose CRD has instances in another team's namespace is refused", async () => {
+  await withOperatorAndApp('cascade', async (id, env) => {
     const mark = auditMark();
     const { report, failures } = await runAction({ mode: 'teardown', namespaces: env.operatorNs });
     expect(report.verdict).toBe('error');
@@ -130,12 +125,7 @@ test("uninstalling an operator whose CRD has instances in another team's namespa
     expect(
       await getOrUndefined(api, `/apis/${env.group}/v1/namespaces/${env.appNs}/widgets/w1`),
     ).toBeDefined();
-  } finally {
-    await helm4(['uninstall', 'app', '-n', env.appNs]);
-    await helm4(['uninstall', 'operator', '-n', env.operatorNs]);
-    await deleteIfPresent(api, `/api/v1/namespaces/${env.appNs}`);
-    await deleteIfPresent(api, `/api/v1/namespaces/${env.operatorNs}`);
-  }
+  });
 });
 
 test('a release that fails to uninstall keeps its namespace (and Helm record) for a rerun', async () => {
@@ -209,4 +199,118 @@ test('a namespace held by its own metadata.finalizers is reported with that reas
       .catch(() => undefined);
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
+});
+
+describe('proof of no harm, from the audit log (every client of the admin identity: kube-sweep and its helm)', () => {
+  // Two environments side by side: `mine` is in scope, `theirs` has the same release name and
+  // a name that a sloppy glob would catch.
+  const id = uniqueName('harm');
+  const mine = `${id}-a`;
+  const theirs = `${id}-ab`;
+  beforeAll(async () => {
+    for (const ns of [mine, theirs]) {
+      const r = await helm4(['install', 'web', chart('sample'), '-n', ns, '--create-namespace']);
+      if (r.exitCode !== 0) throw new Error(r.stderr);
+    }
+  });
+  afterAll(async () => {
+    await helm4(['uninstall', 'web', '-n', mine]);
+    await helm4(['uninstall', 'web', '-n', theirs]);
+    await deleteIfPresent(api, `/api/v1/namespaces/${mine}`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${theirs}`);
+  });
+
+  test.each([
+    ['mode: plan', { mode: 'plan' }],
+    ['mode: teardown with dry-run: true', { mode: 'teardown', 'dry-run': 'true' }],
+  ])('%s sends no create, update, patch or delete', async (_what, inputs) => {
+    const mark = auditMark();
+    const started = new Date();
+    const { report, failures, summary, outputs } = await runAction({ ...inputs, namespaces: mine });
+    expect(failures).toEqual([]);
+    expect(report.verdict).toBe('planned');
+    expect(outputs.get('verdict')).toBe('planned');
+    expect(toolMutationsSince(mark, started)).toEqual([]);
+    // It did read the cluster (the audit log saw it), so "no mutation" is not "no request".
+    expect(kubeSweepRequestsSince(mark).length).toBeGreaterThan(10);
+    expect(report.plan!.stages.map((s) => s.releases)).toEqual([[`${mine}/web`]]);
+    expect(await getOrUndefined(api, `/api/v1/namespaces/${mine}/configmaps/web-config`)).toBeDefined();
+    expect(summary).not.toContain('kube-sweep: clean');
+  });
+
+  test('dry-run lists what a teardown would delete and says it was a dry run', async () => {
+    const { report, summary, log } = await runAction({
+      mode: 'teardown',
+      'dry-run': 'true',
+      namespaces: mine,
+    });
+    expect(report.teardown).toBeUndefined();
+    expect(report.dryRun).toEqual({
+      stages: [
+        {
+          index: 0,
+          releases: [`${mine}/web`],
+          crdInstances: [],
+          objects: [
+            { apiVersion: 'v1', kind: 'ConfigMap', namespace: mine, name: 'web-config' },
+            { apiVersion: 'apps/v1', kind: 'Deployment', namespace: mine, name: 'web' },
+            { apiVersion: 'v1', kind: 'Service', namespace: mine, name: 'web' },
+          ],
+          kept: [],
+        },
+      ],
+      namespaces: [mine],
+      objectCount: 4,
+    });
+    expect(summary).toContain('## 📋 kube-sweep: dry run of the teardown (nothing was deleted)');
+    expect(summary).toContain(
+      'This was a dry run: nothing was deleted, and the environment was not checked clean.',
+    );
+    expect(summary).toContain(`\`Deployment ${mine}/web\``);
+    expect(log).toContain('dry run: nothing was deleted (4 object(s) would be)');
+  });
+
+  test('a teardown changes only what its scope names, and never PUTs /finalize', async () => {
+    const mark = auditMark();
+    const started = new Date();
+    const { report } = await runAction({ mode: 'teardown', namespaces: mine, 'stage-timeout': '60s' });
+    expect(report.verdict).toBe('clean');
+    const mutations = toolMutationsSince(mark, started);
+    // helm's deletes and kube-sweep's namespace deletion, all inside the scoped namespace.
+    expect(mutations.filter((e) => e.verb === 'delete').length).toBeGreaterThanOrEqual(4);
+    for (const e of mutations) {
+      expect(e.requestURI).toMatch(new RegExp(`^/apis?/(\\w[\\w.]*/)?v1/namespaces/${mine}(/|\\?|$)`));
+    }
+    expect(
+      auditEventsSince(mark).filter((e) => fromKubeSweepOrHelm(e) && e.requestURI.includes('/finalize')),
+    ).toEqual([]);
+    expect(await getOrUndefined(api, `/api/v1/namespaces/${theirs}/configmaps/web-config`)).toBeDefined();
+    expect(
+      await getOrUndefined(api, `/api/v1/namespaces/${theirs}/secrets/sh.helm.release.v1.web.v1`),
+    ).toBeDefined();
+  });
+});
+
+test('dry-run with an operator and its custom resources: the instances would go first, nothing is sent', async () => {
+  await withOperatorAndApp('dry', async (id, env) => {
+    const mark = auditMark();
+    const started = new Date();
+    const { report, failures } = await runAction({
+      mode: 'teardown',
+      'dry-run': 'true',
+      namespaces: `${id}-*`,
+    });
+    expect(failures).toEqual([]);
+    expect(report.verdict).toBe('planned');
+    expect(toolMutationsSince(mark, started)).toEqual([]);
+    const stages = report.dryRun!.stages;
+    expect(stages.map((s) => s.releases)).toEqual([[`${env.appNs}/app`], [`${env.operatorNs}/operator`]]);
+    // The operator's stage deletes the Widgets in scope first, while the operator still runs.
+    expect(stages[1]!.crdInstances.map((o) => `${o.kind} ${o.namespace}/${o.name}`)).toEqual([
+      `Widget ${env.appNs}/w1`,
+      `Widget ${env.appNs}/w2`,
+    ]);
+    expect(stages[1]!.objects.map((o) => o.kind)).toContain('CustomResourceDefinition');
+    expect(report.dryRun!.namespaces).toEqual([env.appNs, env.operatorNs]);
+  });
 });

@@ -49,3 +49,18 @@ test('a 404 is not retried', async () => {
   ).rejects.toThrow('HTTP 404');
   expect(calls).toBe(1);
 });
+
+test("a timeout from another realm (AbortSignal.timeout's DOMException in jest's vm) keeps its name and is retried", async () => {
+  let calls = 0;
+  const result = await withRetries(
+    async () => {
+      calls++;
+      // Not an Error of this realm: the shape the request timeout takes under jest.
+      if (calls === 1) throw { name: 'TimeoutError', message: 'The operation was aborted due to timeout' };
+      return 'ok';
+    },
+    { minDelayMs: 1, maxDelayMs: 1 },
+  );
+  expect(result).toBe('ok');
+  expect(calls).toBe(2);
+});

@@ -1,0 +1,86 @@
+import type { ObjectRef } from '../inventory/types.js';
+import type { TeardownPlan } from '../plan/build-plan.js';
+import { isProtectedNamespace } from '../plan/protected-namespaces.js';
+import type { ResourceIndex } from './resource-index.js';
+import { objectsToAwait } from './run-teardown.js';
+
+/** An object a teardown would delete (or leave on purpose). */
+export type DryRunObject = ObjectRef;
+
+/** What one stage of the teardown would do. */
+export interface DryRunStage {
+  readonly index: number;
+  /** Releases `helm uninstall` would remove (keys `namespace/name`). */
+  readonly releases: readonly string[];
+  /** Instances of the stage's CRDs in the scoped namespaces, deleted first (from the snapshot). */
+  readonly crdInstances: readonly DryRunObject[];
+  /** Objects of the releases' manifests that go with the uninstall. */
+  readonly objects: readonly DryRunObject[];
+  /** Objects with `helm.sh/resource-policy: keep`, which Helm leaves in place. */
+  readonly kept: readonly DryRunObject[];
+}
+
+/** `dry-run: true` with `mode: teardown`: what the teardown would delete, and that it deleted nothing. */
+export interface DryRunSummary {
+  readonly stages: readonly DryRunStage[];
+  /** Namespaces that would be deleted after the last stage (never a protected one). */
+  readonly namespaces: readonly string[];
+  /** Total objects named above (CRD instances, manifest objects and namespaces; kept ones excluded). */
+  readonly objectCount: number;
+}
+
+const byName = (a: DryRunObject, b: DryRunObject) =>
+  a.kind.localeCompare(b.kind) ||
+  (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
+  a.name.localeCompare(b.name);
+
+/**
+ * Pure: what `runTeardown` would delete for this plan, read from the plan and the snapshot
+ * (no request): per stage the CRD instances in scope (`instancesOf`, the snapshot's objects
+ * of that kind), the releases and their manifests' objects (`objectsToAwait`, the same
+ * selection the real wait uses), then the namespaces (protected ones left out, as
+ * `runTeardown` does).
+ */
+export function dryRunOf(
+  plan: TeardownPlan,
+  resources: ResourceIndex,
+  failedGroupVersions: ReadonlySet<string>,
+  instancesOf: (group: string, kind: string) => readonly { namespace?: string; name: string }[],
+): DryRunSummary {
+  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const scoped = new Set(plan.scope.namespaces);
+  const stages = plan.stages.map((stage): DryRunStage => {
+    const crdInstances = stage.crdInstancesFirst
+      .filter((crd) => crd.namespaced)
+      .flatMap((crd) =>
+        instancesOf(crd.group, crd.kind)
+          .filter((i) => i.namespace !== undefined && scoped.has(i.namespace))
+          .map((i) => ({
+            apiVersion: `${crd.group}/${crd.versions[0] ?? ''}`,
+            kind: crd.kind,
+            namespace: i.namespace!,
+            name: i.name,
+          })),
+      );
+    const objects: DryRunObject[] = [];
+    const kept: DryRunObject[] = [];
+    for (const key of stage.releases) {
+      const o = objectsToAwait(byKey.get(key)!, resources, failedGroupVersions);
+      objects.push(...o.awaited.map(({ address: _address, ...ref }) => ref));
+      kept.push(...o.kept);
+    }
+    return {
+      index: stage.index,
+      releases: stage.releases,
+      crdInstances: crdInstances.sort(byName),
+      objects: objects.sort(byName),
+      kept: kept.sort(byName),
+    };
+  });
+  const namespaces = plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n));
+  return {
+    stages,
+    namespaces,
+    objectCount: stages.reduce((n, s) => n + s.crdInstances.length + s.objects.length, 0) + namespaces.length,
+  };
+}
