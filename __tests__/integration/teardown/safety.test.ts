@@ -4,6 +4,7 @@
  * nothing, a teardown changes only its scope and never force-finalizes (from the audit log).
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { schemaErrors } from '../../unit/support/report-schema.js';
 import { runAction } from '../support/action.js';
 import {
   toolMutationsSince,
@@ -245,6 +246,7 @@ describe('proof of no harm, from the audit log (every client of the admin identi
       namespaces: mine,
     });
     expect(report.teardown).toBeUndefined();
+    expect(schemaErrors(report)).toEqual([]);
     expect(report.dryRun).toEqual({
       stages: [
         {
