@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
@@ -92,6 +92,8 @@ export async function execute(
     setSecret: (v: string) => void;
     onKindCluster?: (kind: NonNullable<OpenCluster['kind']>) => void;
     onConnected?: (cluster: OpenCluster) => void;
+    /** Delete the kubeconfig copy written for helm when done (the CLI; the action outputs its path). */
+    removeKubeconfig?: boolean;
   },
 ): Promise<Report> {
   let cluster: OpenCluster | undefined;
@@ -126,6 +128,7 @@ export async function execute(
     };
   } finally {
     await cluster?.api.close();
+    if (cluster && ports.removeKubeconfig) rmSync(cluster.kubeconfigPath, { force: true });
   }
 }
 

@@ -108,14 +108,25 @@ export async function main(
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
+      strict: true,
       options: {
-        ...Object.fromEntries(Object.values(Inputs).map((n) => [n, { type: 'string' as const }])),
+        // `mode` is the command word, not a flag (a `--mode plan` beside `teardown` must not be ignored).
+        ...Object.fromEntries(
+          Object.values(Inputs)
+            .filter((n) => n !== Inputs.mode)
+            .map((n) => [n, { type: 'string' as const }]),
+        ),
         output: { type: 'string', default: 'text' },
         help: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
-    err(`kube-sweep: ${(error as Error).message}\n\n${usage}\n`);
+    const message = (error as Error).message;
+    err(
+      /'--mode'/.test(message)
+        ? `kube-sweep: --mode is not a flag: the command word is the mode (kube-sweep ${commands.join('|')} ...)\n`
+        : `kube-sweep: ${message}\n\n${usage}\n`,
+    );
     return 2;
   }
   const { values, positionals } = parsed;
@@ -158,6 +169,7 @@ export async function main(
     commands: execaRunner,
     env: process.env,
     setSecret: () => {},
+    removeKubeconfig: true,
   });
   if (settings.github.prComment || settings.github.checkRun) {
     const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {

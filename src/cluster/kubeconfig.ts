@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -45,8 +45,6 @@ export interface KubeconfigEnvironment {
   readonly HOME?: string | undefined;
 }
 
-const base64Pattern = /^[A-Za-z0-9+/=\s]+$/;
-
 function looksLikeYaml(text: string): boolean {
   return (
     /(^|\n)\s*(apiVersion|clusters|contexts|users|kind|current-context)\s*:/.test(text) || /^\s*\{/.test(text)
@@ -88,29 +86,45 @@ export function readKubeconfigInput(
     }
     return { texts: [readFileSync(home, 'utf8')], origin: { kind: 'home', path: home } };
   }
-  if (value.includes('\n') || looksLikeYaml(value)) return { texts: [value], origin: { kind: 'inline' } };
-  if (base64Pattern.test(value) && value.length >= 16 && !value.includes('/')) {
-    const decoded = Buffer.from(value.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (looksLikeYaml(value)) return { texts: [value], origin: { kind: 'inline' } };
+  // A short single line that names an existing file is a path, whatever its characters.
+  const singleLine = !value.includes('\n');
+  if (singleLine && value.length <= 4096 && existsSync(resolve(value))) {
+    const path = resolve(value);
+    if (statSync(path).isDirectory()) {
+      throw new ClusterAccessError(
+        'no-such-file',
+        `input 'kubeconfig' is '${value}', which is a directory; give the path of a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+      );
+    }
+    return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
+  }
+  // Base64, on one line or wrapped (what `base64 file` prints: 76 characters a line).
+  const compact = value.replace(/\s+/g, '');
+  const pathLike = /^(\/|\.\.?\/|~)/.test(value);
+  if (!pathLike && compact.length >= 16 && /^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
+    const decoded = Buffer.from(compact, 'base64').toString('utf8');
     if (looksLikeYaml(decoded)) return { texts: [decoded], origin: { kind: 'base64' } };
     const path = decoded.trim();
-    if (path !== '' && !path.includes('\n') && existsSync(path)) {
+    if (path !== '' && !path.includes('\n') && existsSync(path) && !statSync(path).isDirectory()) {
       return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
     }
-  }
-  const path = resolve(value);
-  if (existsSync(path) && statSync(path).isDirectory()) {
     throw new ClusterAccessError(
-      'no-such-file',
-      `input 'kubeconfig' is '${value}', which is a directory; give the path of a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+      'not-a-kubeconfig',
+      `input 'kubeconfig' looks like base64 (${compact.length} characters) but decodes neither to a kubeconfig ` +
+        'nor to the path of an existing file; encode the whole kubeconfig (base64 -w0 ~/.kube/config) or give its path',
     );
   }
-  if (!existsSync(path)) {
-    throw new ClusterAccessError(
-      'no-such-file',
-      `input 'kubeconfig': no such file '${value}'; give a path to a kubeconfig file, the kubeconfig YAML itself, or its base64`,
-    );
-  }
-  return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
+  if (!singleLine) return { texts: [value], origin: { kind: 'inline' } };
+  // Echo the value only when it reads like a path: anything else may be a mangled credential.
+  const shown =
+    value.length <= 256 && /^[\w.~/@:+-]+$/.test(value)
+      ? `'${value}'`
+      : `(${value.length} characters, not shown)`;
+  throw new ClusterAccessError(
+    'no-such-file',
+    `input 'kubeconfig': no such file ${shown}; give a path to a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+  );
 }
 
 /**
@@ -286,11 +300,13 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
 
 /**
  * Writes the kubeconfig (pinned to its context) to a file only the current user can read
- * (mode 0600) under `dir` (default: $RUNNER_TEMP, else the OS temp folder), for tools that
+ * (mode 0600) under `dir` (default: $RUNNER_TEMP, else a new private folder in the OS temp folder), for tools that
  * take a file (helm, kubectl). Returns the path.
  */
 export function writeKubeconfigFile(loaded: LoadedKubeconfig, dir?: string): string {
-  const folder = join(dir ?? process.env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep');
+  const base = dir ?? process.env.RUNNER_TEMP;
+  // Outside a runner: a private folder of this run, never a shared one another user may own.
+  const folder = base ? join(base, 'kube-sweep') : mkdtempSync(join(tmpdir(), 'kube-sweep-'));
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const path = join(folder, `kubeconfig-${process.pid}-${Date.now()}.yaml`);
   writeFileSync(path, loaded.pinnedYaml, { mode: 0o600 });

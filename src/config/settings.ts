@@ -8,6 +8,7 @@ import type { Severity } from '../report/findings.js';
 import type { PublishSettings } from '../report/github/publish.js';
 import { findingCodes, type FindingCode } from '../rules/codes.js';
 import type { Exclusion } from '../rules/exclusions.js';
+import { minimatch } from 'minimatch';
 import { parse as parseYaml } from 'yaml';
 import type { EtcdAccess } from '../inventory/etcd.js';
 
@@ -283,7 +284,15 @@ function failOn() {
   return z.string().transform((raw, ctx) => {
     let severity: Severity | undefined;
     const codes: FindingCode[] = [];
-    for (const item of items(raw)) {
+    const all = items(raw);
+    if (all.includes('never') && all.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `input 'fail-on' is '${all.join(', ')}': 'never' means nothing fails the step, so it cannot be combined with a severity or codes; keep one`,
+      });
+      return z.NEVER;
+    }
+    for (const item of all) {
       if (item === 'never') continue;
       if ((severities as readonly string[]).includes(item)) {
         severity = item as Severity;
@@ -332,6 +341,14 @@ function ignoreEntries() {
       if (Object.keys(e).length === 0) return fail(`entry ${i + 1} is empty (it would hide every finding)`);
       const bad = Object.entries(e).find(([, v]) => typeof v !== 'string' || v.trim() === '');
       if (bad) return fail(`entry ${i + 1} has '${bad[0]}' that is not a non-empty string`);
+      if (
+        typeof e.code === 'string' &&
+        !Object.keys(findingCodes).some((c) => minimatch(c, String(e.code)))
+      ) {
+        return fail(
+          `entry ${i + 1} has code '${e.code}', which matches no finding code (docs/finding-codes.md lists them)`,
+        );
+      }
       let selector;
       if (typeof e.selector === 'string') {
         try {

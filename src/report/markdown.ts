@@ -93,7 +93,7 @@ export function renderMarkdown(report: Report): string {
         stuck: '**stuck in Terminating**',
         absent: 'was not there',
         deleted: 'deleted',
-        'not-waited': '**deletion requested, not waited for** (the overall timeout ran out)',
+        'not-waited': '**deletion requested, not waited for long enough** (the overall `timeout` ran out)',
       }[n.status];
       out.push(`| — | namespace ${codeSpan(n.name)} | ${result} | ${seconds(n.durationMs)} |`);
     }

@@ -9,9 +9,11 @@ const rule = 'object-in-missing-namespace';
 /**
  * object-in-missing-namespace: a namespaced object the API still serves although its namespace
  * does not exist, the trace of a namespace force-finalized through `/finalize` (scenario S10,
- * seed 002; kubernetes/kubernetes#127977). NamespaceLifecycle admission then rejects every
- * UPDATE/PATCH in that namespace, so its finalizers cannot be removed until the namespace is
- * recreated. Namespace names are compared exactly, never by prefix (`kb-system` is missing even
+ * seed 002; kubernetes/kubernetes#127977). Nothing will ever delete it: the namespace controller
+ * only cleans namespaces that exist. NamespaceLifecycle admission refuses only creates there:
+ * on v1.37.2 an UPDATE or PATCH of such an object (a label, its finalizers) is accepted
+ * (checked with kubectl against the local control plane), so it can be cleaned up in place.
+ * Namespace names are compared exactly, never by prefix (`kb-system` is missing even
  * while `kb-system-2` exists: the prefix match of `etcdctl get --prefix /registry/pods/kb-system`
  * is the trap of seed 002).
  *
@@ -39,8 +41,8 @@ export const objectInMissingNamespaceRule: Rule = {
           {
             object: refOf(o),
             message:
-              `${describeObject(o)} is stored in namespace ${ns}, which does not exist: it cannot be updated ` +
-              `(finalizers included) until a namespace named ${ns} exists again`,
+              `${describeObject(o)} is stored in namespace ${ns}, which does not exist: ` +
+              'no namespace controller will ever delete it',
             evidence: [
               `namespace ${ns} is not among the ${inventory.namespaceNames.size} namespaces listed`,
               ...(o.finalizers?.length ? [`finalizers: ${o.finalizers.join(', ')}`] : []),
@@ -49,8 +51,9 @@ export const objectInMissingNamespaceRule: Rule = {
             ],
             remediation: {
               summary:
-                `Recreate namespace ${ns} so that its objects become writable again, let their controllers ` +
-                'finish (or remove the finalizers after confirming), then delete the namespace normally.',
+                `Recreate namespace ${ns} and delete it normally, so that the namespace controller deletes what it ` +
+                "stores and each finalizer's controller can finish; or delete the object (removing its finalizers " +
+                'only after confirming their controller is gone).',
               commands: [
                 `kubectl create namespace ${ns}`,
                 getYaml(o),

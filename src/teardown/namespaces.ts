@@ -16,7 +16,8 @@ export interface NamespaceOutcome {
   readonly name: string;
   /**
    * `deleted`: gone; `stuck`: still Terminating when the wait ended; `absent`: was not there;
-   * `not-waited`: deletion requested, but the overall `timeout` had run out, so nobody waited.
+   * `not-waited`: deletion requested, but the overall `timeout` had run out (or ran out during
+   *   the wait while the namespace's conditions named no cause), so it was not waited for.
    */
   readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited';
   readonly durationMs: number;
@@ -54,7 +55,13 @@ interface NamespaceObject {
 export async function deleteNamespaces(
   api: ApiClient,
   names: readonly string[],
-  options: { timeoutMs: number; clock?: Clock; log?: (line: string) => void },
+  options: {
+    timeoutMs: number;
+    /** True when `timeoutMs` is what was left of the overall `timeout`, less than `stage-timeout`. */
+    cutShort?: boolean;
+    clock?: Clock;
+    log?: (line: string) => void;
+  },
 ): Promise<NamespaceOutcome[]> {
   const bad = names.find(isProtectedNamespace);
   if (bad) throw new Error(`refusing to delete protected namespace ${bad}`);
@@ -122,6 +129,13 @@ export async function deleteNamespaces(
       );
     }
     if (blocking.length === 0 && metadataFinalizers.length === 0) {
+      if (options.cutShort) {
+        // Nothing says it is stuck: the overall timeout ran out while it was still being deleted.
+        options.log?.(
+          `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clockNow() - started) / 1000)} s; its conditions name no cause (raise 'timeout')`,
+        );
+        return { name, status: 'not-waited', durationMs: clockNow() - started, ...none };
+      }
       options.log?.(
         `namespace ${name} is still Terminating and its conditions name no cause yet (still in progress?)`,
       );

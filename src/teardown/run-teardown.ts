@@ -388,7 +388,12 @@ export async function runTeardown(
     toDelete.length === 0
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
-          deleteNamespaces(ports.api, toDelete, { timeoutMs: budget(), clock, log: ports.log }),
+          deleteNamespaces(ports.api, toDelete, {
+            timeoutMs: budget(),
+            cutShort: budget() < options.stageTimeoutMs,
+            clock,
+            log: ports.log,
+          }),
         );
   const errors: string[] = [];
   const hookLeftovers = await ports.group('Checking for objects left by Helm hooks', async () => {

@@ -125,3 +125,32 @@ test('writes the pinned kubeconfig with mode 0600', () => {
   expect(written['current-context']).toBe('ctx-one');
   expect(written.contexts).toHaveLength(1);
 });
+
+test('base64 wrapped at 76 characters (what `base64 file` prints) is read as base64', () => {
+  const wrapped = Buffer.from(yaml)
+    .toString('base64')
+    .replace(/(.{76})/g, '$1\n');
+  expect(wrapped.split('\n').length).toBeGreaterThan(3);
+  const loaded = loadKubeconfig(wrapped, '', {});
+  expect(loaded.origin).toEqual({ kind: 'base64' });
+  expect(loaded.server).toBe('https://127.0.0.1:6443');
+});
+
+test('a mangled base64 kubeconfig is refused without echoing any of it', () => {
+  const b64 = Buffer.from(yaml).toString('base64');
+  const mangled = `${b64.slice(0, 200)}#${b64.slice(201)}`;
+  const problem = problemOf(() => loadKubeconfig(mangled, '', {}));
+  expect(problem).toMatch(/^no-such-file: input 'kubeconfig': no such file \(\d+ characters, not shown\)/);
+  expect(problem).not.toContain(b64.slice(-40));
+  expect(problem).not.toContain(b64.slice(0, 40));
+});
+
+test('base64 of something that is neither a kubeconfig nor a path says so, without echoing it', () => {
+  const problem = problemOf(() =>
+    loadKubeconfig(Buffer.from('hello world, not yaml').toString('base64'), '', {}),
+  );
+  expect(problem).toMatch(
+    /^not-a-kubeconfig: input 'kubeconfig' looks like base64 \(\d+ characters\) but decodes neither/,
+  );
+  expect(problem).not.toContain('aGVsbG8');
+});

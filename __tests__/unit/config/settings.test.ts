@@ -73,6 +73,16 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   [{ mode: 'scan', ignore: 'code: x' }, 'ignore', /input 'ignore' is not a YAML list/],
   [{ mode: 'scan', ignore: '- [a' }, 'ignore', /input 'ignore' is not valid YAML/],
   [{ mode: 'scan', ignore: '- {codes: X}' }, 'ignore', /entry 1 has the unknown key 'codes'/],
+  [
+    { mode: 'scan', ignore: '- {code: OrphanInMissingNamespce}' },
+    'ignore',
+    /entry 1 has code 'OrphanInMissingNamespce', which matches no finding code/,
+  ],
+  [
+    { mode: 'scan', 'fail-on': 'never,error' },
+    'fail-on',
+    /'never' means nothing fails the step, so it cannot be combined with a severity or codes/,
+  ],
   [{ mode: 'scan', ignore: '- {}' }, 'ignore', /entry 1 is empty \(it would hide every finding\)/],
   [{ mode: 'scan', ignore: '- {selector: "a in (b"}' }, 'ignore', /entry 1 has selector 'a in \(b'/],
   [

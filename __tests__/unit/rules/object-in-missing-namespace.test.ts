@@ -15,7 +15,7 @@ test('S10: every object of the force-finalized namespace, none of the namespace 
   ]);
   const [cm] = findings;
   expect(cm!.message).toBe(
-    `configmaps ${ns}/cm1 is stored in namespace ${ns}, which does not exist: it cannot be updated (finalizers included) until a namespace named ${ns} exists again`,
+    `configmaps ${ns}/cm1 is stored in namespace ${ns}, which does not exist: no namespace controller will ever delete it`,
   );
   expect(cm!.evidence).toEqual([
     `namespace ${ns} is not among the ${inventory.namespaceNames.size} namespaces listed`,
