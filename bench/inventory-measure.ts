@@ -31,6 +31,20 @@ function procStatusKiB(field: string): number | undefined {
   }
 }
 
+/**
+ * Proportional set size in KiB (/proc/self/smaps_rollup): RSS with each shared page divided
+ * among the processes that map it, so the launcher's and this process's figures add up
+ * without counting the Node binary twice. Undefined off Linux.
+ */
+function pssKiB(): number | undefined {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 // performance.now() counts from the start of the process, so this is Node start-up plus
 // loading the modules (client-node, undici, ...).
 const loadedAt = performance.now();
@@ -40,9 +54,11 @@ const rssBeforeKiB = Math.round(process.memoryUsage().rss / 1024);
 // Where the memory is while collectInventory runs: the largest value of each part of
 // process.memoryUsage(), sampled every 20 ms (V8 heap reserved and used, Buffers, ...).
 const peaks = { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+let peakPssKiB = 0;
 const sample = () => {
   const m = process.memoryUsage();
   for (const k of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[k] = Math.max(peaks[k], m[k]);
+  peakPssKiB = Math.max(peakPssKiB, pssKiB() ?? 0);
 };
 const sampler = setInterval(sample, 20);
 const started = performance.now();
@@ -82,6 +98,7 @@ process.stdout.write(
     rssBeforeKiB,
     maxRssKiB,
     vmHwmKiB,
+    peakPssKiB,
     sampledPeaksKiB: Object.fromEntries(Object.entries(peaks).map(([k, v]) => [k, Math.round(v / 1024)])),
     heapUsedAtEndKiB: Math.round(process.memoryUsage().heapUsed / 1024),
     // With node --expose-gc: the heap the snapshot really keeps, after a full collection.

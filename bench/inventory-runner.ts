@@ -14,11 +14,19 @@
 import { readFileSync } from 'node:fs';
 import { relaunchWithFlags } from '../src/util/relaunch.js';
 
+// The launcher's proportional set size while the child runs (shared pages split between the two).
+let peakPssKiB = 0;
+const pss = () => Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'))?.[1] ?? 0);
+const sampler = process.env.KUBE_SWEEP_RELAUNCHED
+  ? undefined
+  : setInterval(() => (peakPssKiB = Math.max(peakPssKiB, pss())), 20);
 const code = await relaunchWithFlags();
 if (code === undefined) {
   await import('./inventory-measure.js');
 } else {
+  clearInterval(sampler);
   const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
   process.stderr.write(`[launcher] maxRSS KiB ${hwm ?? process.resourceUsage().maxRSS}\n`);
+  process.stderr.write(`[launcher] peak PSS KiB ${peakPssKiB}\n`);
   process.exitCode = code;
 }

@@ -116,6 +116,9 @@ interface RunnerResult {
   maxRssKiB: number;
   /** Peak RSS of the launcher process that relaunched the measuring one (see inventory-runner.ts). */
   launcherMaxRssKiB?: number;
+  /** Peak proportional set size of the measuring process and of the launcher (shared pages split). */
+  peakPssKiB?: number;
+  launcherPeakPssKiB?: number;
   vmHwmKiB?: number;
   heapUsedAtEndKiB: number;
   heapRetainedKiB?: number;
@@ -196,9 +199,11 @@ async function runA(
   const after = await listsServed();
   const served = { etcd: after.etcd - before.etcd, watchcache: after.watchcache - before.watchcache };
   const launcher = /\[launcher\] maxRSS KiB (\d+)/.exec(exit.stderr);
+  const launcherPss = /\[launcher\] peak PSS KiB (\d+)/.exec(exit.stderr);
   return {
     ...(JSON.parse(last) as RunnerResult),
     ...(launcher ? { launcherMaxRssKiB: Number(launcher[1]) } : {}),
+    ...(launcherPss ? { launcherPeakPssKiB: Number(launcherPss[1]) } : {}),
     wallMs: exit.wallMs,
     served,
   };
@@ -413,6 +418,12 @@ console.log(
   `      the launcher process (relaunches with --max-semi-space-size, then waits): peak RSS ${launcherPeakMiB.toFixed(0)} MiB; ` +
     `both processes together at most ${(aPeakMiB + launcherPeakMiB).toFixed(0)} MiB ` +
     `(${(((aPeakMiB + launcherPeakMiB) * 1048576) / 1e6).toFixed(0)} MB; RSS counts the shared Node binary twice)`,
+);
+const pssSums = aRuns.map((r) => ((r.peakPssKiB ?? 0) + (r.launcherPeakPssKiB ?? 0)) / 1024);
+console.log(
+  `      proportional set size (shared pages split), measuring process + launcher, per run: ` +
+    `${aRuns.map((r, i) => `${((r.peakPssKiB ?? 0) / 1024).toFixed(0)} + ${((r.launcherPeakPssKiB ?? 0) / 1024).toFixed(0)} = ${pssSums[i]!.toFixed(0)} MiB`).join('; ')} ` +
+    `(max ${((Math.max(...pssSums) * 1048576) / 1e6).toFixed(0)} MB)`,
 );
 console.log(
   `      RSS before collectInventory (Node + modules loaded, kubeconfig read, client made): ` +

@@ -162,6 +162,48 @@ const rows: Row[] = [
     says: /has selector 'a in \(b'/,
   },
   {
+    input: 'remediate',
+    what: 'an unknown level',
+    inputs: { remediate: 'aggressive' },
+    says: /input 'remediate' is 'aggressive'; it takes one of: none, safe/,
+  },
+  {
+    input: 'force-remove-finalizers',
+    what: 'without remediate: safe',
+    inputs: { 'force-remove-finalizers': 'example.com/cleanup' },
+    says: /only acts with 'remediate: safe'/,
+  },
+  {
+    input: 'etcd-endpoint',
+    what: 'not a URL',
+    inputs: { 'etcd-endpoint': 'etcd on the master' },
+    says: /write one etcd client URL/,
+  },
+  {
+    input: 'etcd-tls',
+    what: 'with an http endpoint',
+    inputs: { 'etcd-endpoint': 'http://127.0.0.1:2379', 'etcd-tls': 'a.pem,b.pem,c.pem' },
+    says: /needs an https 'etcd-endpoint'/,
+  },
+  {
+    input: 'pr-comment',
+    what: 'a non-boolean',
+    inputs: { 'pr-comment': 'please' },
+    says: /takes true or false/,
+  },
+  {
+    input: 'check-run',
+    what: 'a non-boolean',
+    inputs: { 'check-run': 'sometimes' },
+    says: /takes true or false/,
+  },
+  {
+    input: 'github-token',
+    what: 'empty while pr-comment is on',
+    inputs: { 'pr-comment': 'true', 'github-token': '' },
+    says: /input 'pr-comment' is true but input 'github-token' is empty/,
+  },
+  {
     input: 'cluster',
     what: 'unknown kind',
     inputs: { cluster: 'minikube' },
