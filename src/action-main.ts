@@ -8,6 +8,7 @@ await run({
   readInput: (name) => core.getInput(name),
   info: (line) => core.info(line),
   warning: (line) => core.warning(line),
+  error: (line) => core.error(line),
   group: (title, fn) => core.group(title, fn),
   setSecret: (value) => core.setSecret(value),
   setOutput: (name, value) => core.setOutput(name, value),

@@ -30,6 +30,8 @@ import type { CommandRunner } from './util/command.js';
 export interface EnginePorts {
   readonly info: (line: string) => void;
   readonly warning: (line: string) => void;
+  /** An error annotation (`::error::` in a workflow); findings that fail the step. Default: `warning`. */
+  readonly error?: (line: string) => void;
   readonly group: <T>(title: string, fn: () => Promise<T>) => Promise<T>;
   readonly commands: CommandRunner;
 }
@@ -157,7 +159,8 @@ function scan(
         ? `; ${all.length - inScope.length} more outside the environment (scan-scope: cluster shows them)`
         : ''),
   );
-  for (const f of failing) ports.warning(`${f.code}: ${f.message}`);
+  for (const f of failing)
+    (f.severity === 'error' ? (ports.error ?? ports.warning) : ports.warning)(`${f.code}: ${f.message}`);
   return { findings, failing, suppressed };
 }
 

@@ -93,6 +93,8 @@ test('the broken demo environment: the step fails, and the findings name the cau
     const { step, outputs, report, summary } = await runTeardown(prefix);
     expect(step.exitCode).toBe(1);
     expect(outputs.verdict).toBe('leftovers');
+    // Error-severity findings that fail the step are error annotations, not warnings.
+    expect(String(step.stdout)).toMatch(/^::error::OperatorGoneFinalizer: /m);
     expect(summary).toMatch(/^## ❌ kube-sweep: /m);
 
     const about = (code: string, kind: string, namespace: string | undefined, name: string) =>
