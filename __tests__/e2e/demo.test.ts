@@ -125,6 +125,32 @@ test('the broken demo environment: the step fails, and the findings name the cau
       ]),
     );
     expect(Number(outputs['stuck-namespaces'])).toBeGreaterThanOrEqual(1);
+
+    // The scheduled hygiene job over what is left: mode scan, scan-scope cluster, no scope input.
+    const files = runnerFiles();
+    const scanStep = await runStep('dist/index.js', {
+      ...files,
+      INPUT_MODE: 'scan',
+      'INPUT_SCAN-SCOPE': 'cluster',
+      // The CRD has been Terminating for about a minute: a short threshold calls it stuck.
+      'INPUT_STUCK-AFTER': '20s',
+      INPUT_KUBECONFIG: clusterEnv().kubeconfig,
+    });
+    const scanOutputs = fileCommands(files.GITHUB_OUTPUT);
+    expect(scanStep.exitCode).toBe(1);
+    expect(scanOutputs.verdict).toBe('leftovers');
+    const scanReport = JSON.parse(readFileSync(scanOutputs['report-path']!, 'utf8')) as {
+      findings: Finding[];
+    };
+    expect(
+      scanReport.findings.filter((f) => f.object.namespace === `${prefix}-scratch`).map((f) => f.code),
+    ).toEqual(expect.arrayContaining(['OrphanInMissingNamespace']));
+    // Cluster scope: the finding is reported even though no input names the namespace.
+    expect(
+      scanReport.findings.some(
+        (f) => f.code === 'CRDStuckTerminating' && f.object.name === `widgets.${group}`,
+      ),
+    ).toBe(true);
   } finally {
     // Undo the breakage so the shared control plane stays clean for other tests.
     for (const w of ['w1', 'w2'])
