@@ -95,6 +95,24 @@ function text(report: Report): string {
 }
 
 /**
+ * Pure: `--ignore '- {code: X}'` as `--ignore=- {code: X}`. A value that starts with `-` (a YAML
+ * list, as the README writes `ignore`) would otherwise be refused by node:util parseArgs as
+ * "ambiguous"; only values that start with `- ` (dash, space) after a known input flag are joined.
+ */
+export function joinYamlListValues(argv: readonly string[]): string[] {
+  const inputs = new Set<string>(Object.values(Inputs).map((n) => `--${n}`));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (inputs.has(argv[i]!) && next !== undefined && /^-\s/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
+      i++;
+    } else out.push(argv[i]!);
+  }
+  return out;
+}
+
+/**
  * The CLI: the same engine as the action, with inputs as flags.
  * @returns the process exit code (see exitCodeOf; 2 for bad flags).
  */
@@ -106,7 +124,7 @@ export async function main(
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinYamlListValues(argv),
       allowPositionals: true,
       strict: true,
       options: {
