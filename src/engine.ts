@@ -129,6 +129,8 @@ interface ScanOptions {
   readonly removedReleases?: readonly { namespace: string; name: string }[];
   /** The stuck threshold in ms; default the `stuck-after` input. */
   readonly stuckAfterMs?: number;
+  /** Annotate the findings that cross `fail-on` (default true; false for a plan, which never fails on them). */
+  readonly annotateFailing?: boolean;
 }
 
 /**
@@ -159,8 +161,9 @@ function scan(
         ? `; ${all.length - inScope.length} more outside the environment (scan-scope: cluster shows them)`
         : ''),
   );
-  for (const f of failing)
-    (f.severity === 'error' ? (ports.error ?? ports.warning) : ports.warning)(`${f.code}: ${f.message}`);
+  if (options.annotateFailing !== false)
+    for (const f of failing)
+      (f.severity === 'error' ? (ports.error ?? ports.warning) : ports.warning)(`${f.code}: ${f.message}`);
   return { findings, failing, suppressed };
 }
 
@@ -236,7 +239,9 @@ async function plannedBody(
   dryRun?: DryRunSummary,
 ): Promise<ReportBody> {
   const { findings, failing } = await ports.group('Scanning the environment before teardown', async () =>
-    scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports),
+    scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports, {
+      annotateFailing: false,
+    }),
   );
   // A plan a teardown would refuse is not a plan: say so, as the teardown would (nothing is deleted).
   const refused = planned.plan.refusals.length > 0;

@@ -81,6 +81,22 @@ function errorMessage(error: unknown): string {
 }
 
 /**
+ * Until the returned function is called, SIGINT or SIGTERM delete `path` and end the process
+ * with 128 + the signal's number (a cancelled CLI run leaves no kubeconfig copy behind).
+ */
+function removeFileOnSignal(path: string): () => void {
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
+    const handler = () => {
+      rmSync(path, { force: true });
+      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => handlers.forEach(([signal, handler]) => process.off(signal, handler));
+}
+
+/**
  * Opens the cluster the settings name and runs the mode's strategy (engine.ts). Shared by the
  * action and the CLI.
  * @returns the report; `verdict: 'error'` (with `error` set) when anything stopped the run.
@@ -97,6 +113,7 @@ export async function execute(
   },
 ): Promise<Report> {
   let cluster: OpenCluster | undefined;
+  let removeOnSignal: (() => void) | undefined;
   try {
     cluster = await ports.group('Connecting to the cluster', () =>
       openCluster(settings, {
@@ -108,6 +125,7 @@ export async function execute(
       }),
     );
     ports.onConnected?.(cluster);
+    if (ports.removeKubeconfig) removeOnSignal = removeFileOnSignal(cluster.kubeconfigPath);
     const body = await modes[settings.mode](settings, cluster, ports);
     return {
       schemaVersion: 1,
@@ -127,6 +145,7 @@ export async function execute(
       error: errorMessage(error),
     };
   } finally {
+    removeOnSignal?.();
     await cluster?.api.close();
     if (cluster && ports.removeKubeconfig) rmSync(cluster.kubeconfigPath, { force: true });
   }

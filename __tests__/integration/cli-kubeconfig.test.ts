@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/index.js';
 import { clusterEnv } from './support/cluster.js';
+import { bogusTokenKubeconfig } from './support/identities.js';
 
 function copiesOfThisProcess(): string[] {
   return readdirSync(tmpdir())
@@ -40,4 +41,15 @@ test('a CLI run deletes the kubeconfig copy it wrote', async () => {
   }
   expect(code).toBe(0);
   expect(copiesOfThisProcess().filter((p) => !before.includes(p) && existsSync(p))).toEqual([]);
+});
+
+test('a CLI run whose credentials are refused (401) writes no kubeconfig copy at all', async () => {
+  const before = copiesOfThisProcess();
+  const code = await main(
+    ['inventory', '--kubeconfig', bogusTokenKubeconfig()],
+    () => {},
+    () => {},
+  );
+  expect(code).toBe(2);
+  expect(copiesOfThisProcess().filter((p) => !before.includes(p))).toEqual([]);
 });

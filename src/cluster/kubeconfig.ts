@@ -116,9 +116,9 @@ export function readKubeconfigInput(
     );
   }
   if (!singleLine) return { texts: [value], origin: { kind: 'inline' } };
-  // Echo the value only when it reads like a path: anything else may be a mangled credential.
+  // Echo the value only when it reads like a path (has a '/'): a bare word may be a token.
   const shown =
-    value.length <= 256 && /^[\w.~/@:+-]+$/.test(value)
+    value.length <= 256 && value.includes('/') && /^[\w.~/@:+-]+$/.test(value)
       ? `'${value}'`
       : `(${value.length} characters, not shown)`;
   throw new ClusterAccessError(

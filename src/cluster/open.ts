@@ -56,7 +56,6 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
   }
   const loaded = loadKubeconfig(kubeconfigInput, settings.context, ports.env);
   for (const secret of loaded.secrets) ports.setSecret(secret);
-  const kubeconfigPath = writeKubeconfigFile(loaded, ports.env.RUNNER_TEMP);
   const api = await createApiClient(loaded, {
     timeoutMs: settings.requestTimeoutMs,
     onRetry: (req, n) =>
@@ -71,6 +70,8 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
   try {
     const serverVersion = await checkAccess(api, loaded.context);
     ports.log(`connected to ${loaded.server} (Kubernetes ${serverVersion}, context '${loaded.context}')`);
+    // Written only once the credentials proved good: a failed connection leaves no copy behind.
+    const kubeconfigPath = writeKubeconfigFile(loaded, ports.env.RUNNER_TEMP);
     return { loaded, api, serverVersion, kubeconfigPath, ...(kind ? { kind } : {}) };
   } catch (error) {
     await api.close();

@@ -154,3 +154,11 @@ test('base64 of something that is neither a kubeconfig nor a path says so, witho
   );
   expect(problem).not.toContain('aGVsbG8');
 });
+
+test('a bare word (it may be a token) is never echoed; a path is', () => {
+  const token = 'ghp_AbCdEf0123456789AbCdEf0123456789';
+  const problem = problemOf(() => loadKubeconfig(token, '', {}));
+  expect(problem).toMatch(/no such file \(\d+ characters, not shown\)/);
+  expect(problem).not.toContain('AbCdEf');
+  expect(problemOf(() => loadKubeconfig('/etc/no-such/config', '', {}))).toContain("'/etc/no-such/config'");
+});
