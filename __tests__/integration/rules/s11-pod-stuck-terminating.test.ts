@@ -44,10 +44,12 @@ test('S11: PodStuckTerminating on a node without kubelet, cause of the stuck nam
     await createNamespace(api, ns);
     await createNamespace(api, gcNs);
     await createBoundPod(api, ns, 'p1', node);
-    await createBoundPod(api, gcNs, 'p2', missingNode);
-    await api.request({ method: 'DELETE', path: gcPodPath });
     await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}` });
     await waitForPodsRemaining(api, ns);
+    // Created just before the snapshot: PodGC removes a pod on a missing node after its 40 s
+    // quarantine (pkg/controller/podgc), and the wait above can take longer than that.
+    await createBoundPod(api, gcNs, 'p2', missingNode);
+    await api.request({ method: 'DELETE', path: gcPodPath });
 
     const inventory = await snapshot(api);
     recordFixture('s11-pod-stuck-terminating', inventory, {
