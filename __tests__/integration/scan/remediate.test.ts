@@ -137,13 +137,16 @@ test('S01/S04 remediated inside the scope: APIService and webhook configuration 
   const id = uniqueName('remediate-s01');
   const scoped = `${id}-metrics`;
   const outside = `${id}-other`;
+  // The APIServices point at a missing Service in the scoped and in the other namespace.
   const inScope = await createApiServiceWithoutBackend(api, {
     group: `${id}.in.kube-sweep.test`,
     serviceName: 'gone',
+    serviceNamespace: scoped,
   });
   const notInScope = await createApiServiceWithoutBackend(api, {
     group: `${id}.out.kube-sweep.test`,
     serviceName: 'gone',
+    serviceNamespace: outside,
   });
   const webhook = `${id}-webhook`;
   const apiServicePath = (name: string) => `/apis/apiregistration.k8s.io/v1/apiservices/${name}`;
@@ -151,17 +154,6 @@ test('S01/S04 remediated inside the scope: APIService and webhook configuration 
   try {
     await createNamespace(api, scoped);
     await createNamespace(api, outside);
-    // Point the APIServices at a missing Service in the scoped and the other namespace.
-    for (const [name, namespace] of [
-      [inScope, scoped],
-      [notInScope, outside],
-    ] as const)
-      await api.request({
-        method: 'PATCH',
-        path: apiServicePath(name),
-        contentType: 'application/merge-patch+json',
-        body: { spec: { service: { namespace, name: 'gone', port: 443 } } },
-      });
     await createObject(api, '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingWebhookConfiguration',
@@ -210,16 +202,11 @@ test('a remediation the identity may not do fails, and the run is an error, neve
   const apiService = await createApiServiceWithoutBackend(api, {
     group: `${id}.kube-sweep.test`,
     serviceName: 'gone',
+    serviceNamespace: scoped,
   });
   const path = `/apis/apiregistration.k8s.io/v1/apiservices/${apiService}`;
   try {
     await createNamespace(api, scoped);
-    await api.request({
-      method: 'PATCH',
-      path,
-      contentType: 'application/merge-patch+json',
-      body: { spec: { service: { namespace: scoped, name: 'gone', port: 443 } } },
-    });
     await withRole(api, 'kube-sweep-scan.yaml', user, async () => {
       const { report, failures, outputs } = await runAction({
         mode: 'scan',

@@ -123,7 +123,7 @@ export async function deleteIfPresent(api: ApiClient, path: string, query: Recor
  */
 export async function createApiServiceWithoutBackend(
   api: ApiClient,
-  options: { group: string; version?: string; serviceName: string },
+  options: { group: string; version?: string; serviceName: string; serviceNamespace?: string },
 ): Promise<string> {
   const version = options.version ?? 'v1';
   const name = `${version}.${options.group}`;
@@ -140,7 +140,11 @@ export async function createApiServiceWithoutBackend(
         groupPriorityMinimum: 100,
         versionPriority: 100,
         insecureSkipTLSVerify: true,
-        service: { namespace: 'kube-system', name: options.serviceName, port: 443 },
+        service: {
+          namespace: options.serviceNamespace ?? 'kube-system',
+          name: options.serviceName,
+          port: 443,
+        },
       },
     },
   });

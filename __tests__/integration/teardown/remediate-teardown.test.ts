@@ -7,7 +7,7 @@
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
 import {
-  adminApi,
+  adminApiForSuite,
   createApiServiceWithoutBackend,
   createNamespace,
   deleteIfPresent,
@@ -16,29 +16,22 @@ import {
   waitGone,
 } from '../support/cluster.js';
 
+const suiteApi = adminApiForSuite();
 let api: ApiClient;
-beforeAll(async () => {
-  api = await adminApi();
-});
-afterAll(async () => {
-  await api.close();
+beforeAll(() => {
+  api = suiteApi();
 });
 
 test('teardown + remediate: the stale APIService of the environment is deleted and the namespace finishes', async () => {
   const ns = uniqueName('td-remediate');
   const name = await createApiServiceWithoutBackend(api, {
     group: `${ns}.kube-sweep.test`,
-    serviceName: 'gone',
+    serviceName: 'metrics-gone',
+    serviceNamespace: ns,
   });
   const path = `/apis/apiregistration.k8s.io/v1/apiservices/${name}`;
   try {
     await createNamespace(api, ns);
-    await api.request({
-      method: 'PATCH',
-      path,
-      contentType: 'application/merge-patch+json',
-      body: { spec: { service: { namespace: ns, name: 'metrics-gone', port: 443 } } },
-    });
     const { report, log } = await runAction({
       mode: 'teardown',
       namespaces: ns,
