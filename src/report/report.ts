@@ -5,7 +5,8 @@ import type { OrderingEdge } from '../plan/stages.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { RemediationReport } from '../remediate/actions.js';
-import { severityRank, type Finding, type Severity } from './findings.js';
+import type { Finding } from '../rules/findings.js';
+import { severityRank, type Severity } from '../rules/severity.js';
 import type { GitHubPublications } from './github/publish.js';
 
 /**
@@ -72,7 +73,7 @@ export interface Report {
   readonly teardown?: TeardownResult;
   /** Set by `dry-run: true` with `mode: teardown` (verdict `planned`): what would be deleted. */
   readonly dryRun?: DryRunSummary;
-  /** Findings of the scan, sorted (report/findings.ts), linked to their root causes. */
+  /** Findings of the scan, sorted (rules/findings.ts), linked to their root causes. */
   readonly findings?: readonly Finding[];
   /** Keys of the findings that cross the `fail-on` policy. */
   readonly failing?: readonly string[];

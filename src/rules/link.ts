@@ -19,7 +19,7 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf } from './kubernetes-objects.js';

@@ -1,6 +1,6 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, OwnerReference, ServedResource } from '../inventory/types.js';
-import { objectPath, type Finding } from '../report/findings.js';
+import { objectPath, type Finding } from './findings.js';
 import { buildFinding, type FindingParts } from './finding-builder.js';
 import { getYaml } from './kubectl.js';
 import type { Rule, RuleContext } from './rule.js';
