@@ -7,6 +7,7 @@ import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import type { Finding } from '../rules/findings.js';
 import { severityRank, type Severity } from '../rules/severity.js';
+import { typeNameOf } from '../rules/snapshot-views.js';
 import type { GitHubPublications } from './github/publish.js';
 
 /**
@@ -92,8 +93,7 @@ export interface Report {
 export function summarizeInventory(inventory: Inventory): InventorySummary {
   const counts: Record<string, number> = {};
   for (const o of inventory.objects) {
-    const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
-    const key = group ? `${o.resource}.${group}` : o.resource;
+    const key = typeNameOf(o);
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return {

@@ -17,6 +17,7 @@
  * - NamespaceBlockedByFinalizer → PVCProtectionBlocked of the namespace's claims (S12).
  * - PVCProtectionBlocked → PodStuckTerminating of the pods that use the claim (S12).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { findingKey, type Finding } from './findings.js';
@@ -25,7 +26,7 @@ import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
-import { groupOf, refOf, waitsForFinalizers } from './snapshot-views.js';
+import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 const apiServiceKey = (name: string) =>

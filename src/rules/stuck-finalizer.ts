@@ -1,3 +1,4 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
@@ -16,7 +17,6 @@ import {
   capLines,
   describeObject,
   formatDuration,
-  groupOf,
   refOf,
   stuckDeletionAge,
 } from './snapshot-views.js';
