@@ -8,7 +8,7 @@ import type { RemediationReport } from '../remediate/actions.js';
 import type { Finding } from '../rules/findings.js';
 import { severityRank, type Severity } from '../rules/severity.js';
 import { typeNameOf } from '../rules/snapshot-views.js';
-import type { GitHubPublications } from './github/publish.js';
+import type { GitHubPublications } from './github/publications.js';
 
 /**
  * The outcome of a run.
