@@ -39,7 +39,7 @@ export function attacherFinalizer(driver: string): string {
 const driverGenericLabels = new Set(['csi', 'driver', 'storage', 'volume', 'block', 'file', 'disk']);
 
 /** What holds volumes for one driver, and whether anything of it runs. */
-interface DriverHold {
+export interface DriverHold {
   readonly driver: string;
   readonly finalizer: string;
   readonly volumes: ObjectMetadata[];
@@ -48,14 +48,18 @@ interface DriverHold {
   readonly search: ControllerSearch;
 }
 
+/** The attacher's leader-election Lease name of a driver (external-attacher's default). */
+const leaderLeaseOf = (finalizer: string) =>
+  `external-attacher-leader-${finalizer.slice(attacherFinalizerPrefix.length)}`;
+
 /**
- * Pure: the drivers whose attacher finalizer is on some PersistentVolume or VolumeAttachment
- * while nothing of the driver runs: no live workload or Lease whose name, namespace or app label
- * matches the driver name's distinctive labels, and no live `external-attacher-leader-<driver>`
- * Lease. The CSIDriver object is reported but decides nothing (it can outlive the driver).
- * Drivers whose controller search is unknown (a footprint kind not listed) are left out.
+ * Pure: every driver whose attacher finalizer is on some PersistentVolume or VolumeAttachment,
+ * with what holds and whether anything of the driver runs: a live
+ * `external-attacher-leader-<driver>` Lease, or a live workload or Lease whose name, namespace
+ * or app label matches the driver name's distinctive labels (`findControllers`, with `csi`,
+ * `driver` and the like dropped). Empty when VolumeAttachments were not listed.
  */
-export function goneDrivers(inventory: Inventory): DriverHold[] {
+export function attacherHolds(inventory: Inventory): DriverHold[] {
   if (!wasListed(inventory, 'storage.k8s.io', 'volumeattachments')) return [];
   const drivers = new Map<string, { volumes: ObjectMetadata[]; attachments: ObjectMetadata[] }>();
   const add = (
@@ -75,25 +79,46 @@ export function goneDrivers(inventory: Inventory): DriverHold[] {
   const liveness = livenessReader(inventory);
   const leases = objectsOf(inventory, 'coordination.k8s.io', 'leases');
   const csiDrivers = objectsOf(inventory, 'storage.k8s.io', 'csidrivers');
-  const held: DriverHold[] = [];
-  for (const [driver, { volumes, attachments }] of [...drivers].sort(([a], [b]) => a.localeCompare(b))) {
-    const finalizer = attacherFinalizer(driver);
-    const leaderLease = `external-attacher-leader-${finalizer.slice(attacherFinalizerPrefix.length)}`;
-    if (leases.some((l) => l.name === leaderLease && liveness(l).live)) continue;
-    const tokens = controllerTokens(driver).filter((t) => !driverGenericLabels.has(t));
-    if (tokens.length === 0) continue;
-    const search = findControllers(inventory, tokens);
-    if (search.result !== 'none') continue;
-    held.push({
-      driver,
-      finalizer,
-      volumes,
-      attachments,
-      csiDriver: csiDrivers.find((c) => c.name === driver),
-      search,
+  return [...drivers]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([driver, { volumes, attachments }]) => {
+      const finalizer = attacherFinalizer(driver);
+      const tokens = controllerTokens(driver).filter((t) => !driverGenericLabels.has(t));
+      const leader = leases.find((l) => l.name === leaderLeaseOf(finalizer));
+      const leaderLiveness = leader && liveness(leader);
+      const search: ControllerSearch =
+        leader && leaderLiveness?.live
+          ? {
+              result: 'found',
+              tokens,
+              candidates: [
+                {
+                  object: leader,
+                  match: 'the attacher leader Lease of the driver',
+                  liveness: leaderLiveness,
+                },
+              ],
+            }
+          : tokens.length === 0
+            ? {
+                result: 'unknown',
+                reason: `driver name ${driver} has no distinctive label to look for its controller with`,
+              }
+            : findControllers(inventory, tokens);
+      return {
+        driver,
+        finalizer,
+        volumes,
+        attachments,
+        csiDriver: csiDrivers.find((c) => c.name === driver),
+        search,
+      };
     });
-  }
-  return held;
+}
+
+/** Pure: the `attacherHolds` of drivers of which nothing runs (search result `none`). */
+export function goneDrivers(inventory: Inventory): DriverHold[] {
+  return attacherHolds(inventory).filter((h) => h.search.result === 'none');
 }
 
 function driverFinding(inventory: Inventory, hold: DriverHold, context: RuleContext): Finding {
@@ -135,7 +160,7 @@ function driverFinding(inventory: Inventory, hold: DriverHold, context: RuleCont
           ? `CSIDriver ${driver} is still registered, but nothing of the driver runs`
           : `no CSIDriver ${driver}`,
         describeControllerSearch(hold.search, `driver ${driver}`),
-        `no live Lease external-attacher-leader-${finalizer.slice(attacherFinalizerPrefix.length)} (the attacher's leader election)`,
+        `no live Lease ${leaderLeaseOf(finalizer)} (the attacher's leader election)`,
         ...attachments.map((a) => {
           const va = vas.get(a.uid);
           return (

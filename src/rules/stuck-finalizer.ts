@@ -1,7 +1,7 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from '../report/findings.js';
-import { goneDrivers } from './csi-driver-gone.js';
+import { attacherHolds, goneDrivers } from './csi-driver-gone.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
@@ -89,9 +89,13 @@ export const stuckFinalizerRule: Rule = {
   check(inventory, context) {
     const findings: Finding[] = [];
     const terminating = terminatingNamespaces(inventory);
+    // An attacher finalizer names no controller: its driver's search (csi-driver-gone.ts) stands in.
+    const attacherSearches = new Map(attacherHolds(inventory).map((h) => [h.finalizer, h.search]));
     for (const { namespace, finalizer, objects } of groupByFinalizer(inventory, context)) {
       const builtIn = builtInFinalizers[finalizer];
-      const search = builtIn ? undefined : findFinalizerControllers(inventory, finalizer);
+      const search = builtIn
+        ? undefined
+        : (attacherSearches.get(finalizer) ?? findFinalizerControllers(inventory, finalizer));
       const gone = search?.result === 'none';
       const oldest = Math.max(...objects.map((o) => ageSeconds(o.deletionTimestamp, context.now) ?? 0));
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
