@@ -8,11 +8,9 @@
  * like the controller counts only once it has an available replica (kwok runs its pod). Clean:
  * the control plane's own Leases (kube-apiserver identity, node heartbeats) are never reported.
  */
-import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { defaultRuleSettings, runRules } from '../../../src/rules/index.js';
 import { staleLeaderLeaseRule } from '../../../src/rules/stale-leader-lease.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
-import { waitFor } from '../../../src/util/wait.js';
 import { clusterEnv, createNamespace, deleteIfPresent, uniqueName } from '../support/cluster.js';
 import {
   adminApiForSuite,
@@ -25,6 +23,7 @@ import {
   removeFinalizers,
   scenarioContext,
   snapshot,
+  waitAvailable,
 } from './support/scenario.js';
 
 const suiteApi = adminApiForSuite();
@@ -32,18 +31,6 @@ const suiteApi = adminApiForSuite();
 /** A Lease MicroTime `seconds` ago (RFC 3339 with microseconds). */
 const microTime = (secondsAgo: number) =>
   new Date(Date.now() - secondsAgo * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-
-async function waitAvailable(api: ApiClient, namespace: string, name: string): Promise<void> {
-  await waitFor(
-    async () => {
-      const d = await api.request<{ status?: { availableReplicas?: number } }>({
-        path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
-      });
-      return { done: (d.status?.availableReplicas ?? 0) > 0, value: d.status };
-    },
-    { timeoutMs: 90_000, description: `deployment ${namespace}/${name} to have an available replica` },
-  );
-}
 
 test('S20: a stale Lease is reported and no longer passes for a live controller', async () => {
   const api = suiteApi();

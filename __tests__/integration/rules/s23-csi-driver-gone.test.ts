@@ -23,6 +23,7 @@ import {
   removeFinalizers,
   scenarioContext,
   snapshot,
+  waitAvailable,
 } from './support/scenario.js';
 
 const suiteApi = adminApiForSuite();
@@ -56,18 +57,6 @@ async function attachedVolume(api: ApiClient, driver: string, pv: string, va: st
     contentType: 'application/merge-patch+json',
     body: { status: { attached: true } },
   });
-}
-
-async function waitAvailable(api: ApiClient, namespace: string, name: string): Promise<void> {
-  await waitFor(
-    async () => {
-      const d = await api.request<{ status?: { availableReplicas?: number } }>({
-        path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
-      });
-      return { done: (d.status?.availableReplicas ?? 0) > 0, value: d.status };
-    },
-    { timeoutMs: 90_000, description: `deployment ${namespace}/${name} to have an available replica` },
-  );
 }
 
 test('S23: volumes held by the attacher of a removed driver: CSIDriverGone', async () => {
