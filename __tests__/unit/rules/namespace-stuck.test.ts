@@ -102,6 +102,7 @@ test('S04: NamespaceContentDeletionFailed names the admission webhook and its co
 });
 
 test('a namespace deleted more recently than the threshold is not reported', () => {
+  expect.hasAssertions();
   for (const name of ['s01-stale-apiservice', 's02-operator-gone-finalizer', 's04-webhook-backend-missing']) {
     expect(check(name, { stuckAfterSeconds: 3600 }).findings).toEqual([]);
   }

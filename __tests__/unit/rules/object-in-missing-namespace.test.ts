@@ -55,6 +55,7 @@ test('objects created after the snapshot started are skipped (their namespace ma
 });
 
 test('a healthy snapshot has no orphans', () => {
+  expect.hasAssertions();
   for (const name of ['s01-stale-apiservice', 's02-operator-gone-finalizer', 's14-owner-reference']) {
     const { fixture, inventory } = loadRecordedFixture(name);
     expect(rule.check(inventory, replayContext(fixture))).toEqual([]);
