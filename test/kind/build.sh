@@ -202,7 +202,12 @@ DOCKER_BUILDKIT=0 docker build --quiet --tag "$image" \
   --label "io.kube-sweep.kubernetes=$KUBERNETES_VERSION" --label "io.kube-sweep.etcd=$ETCD_VERSION" \
   --label "io.kube-sweep.containerd=$CONTAINERD_VERSION" --label "io.kube-sweep.kind=$KIND_VERSION" \
   "$ctx" >&2
+docker image prune --force --filter label=io.kube-sweep.stage=node-image-preload >/dev/null
 took "node image built"
+# Keep one node image: older tags and their saved archives go (an image a container still uses stays).
+for old in $(docker images --format '{{.Repository}}:{{.Tag}}' kube-sweep/kind-node); do
+  [[ $old == "$image" ]] || docker rmi "$old" >/dev/null 2>&1 || true
+done
 rm -f "$cache"/kind-node/v*.tar
 docker save -o "$saved.tmp" "$image" && mv "$saved.tmp" "$saved"
 took "node image saved to $saved"

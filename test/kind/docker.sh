@@ -11,7 +11,7 @@
 # /var/lib/kube-sweep/docker) and listens on the default socket (/var/run/docker.sock), so the
 # `docker` and `kind` clients need no DOCKER_HOST. Its default OCI runtime is runc-nosysres (the
 # wrapper beside this file, copied into the state folder): this machine's capability bounding set
-# lacks CAP_SYS_RESOURCE and privileged containers (kind's nodes) fail without it.
+# lacks CAP_SYS_RESOURCE, and privileged containers (kind's nodes) fail without it (see the wrapper).
 #
 # Egress: `up` creates the Docker network kind uses ("kind", $KUBE_SWEEP_KIND_SUBNET, default
 # 172.31.0.0/16, IPv4 only) before kind does, and puts a rule in the DOCKER-USER chain that drops
