@@ -1,6 +1,6 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { livenessReader } from './controller-liveness.js';
 import {
   controllerTokens,

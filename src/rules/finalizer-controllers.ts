@@ -3,11 +3,12 @@
  * the controller that removes it); for any other finalizer a heuristic looks for a running
  * controller in the snapshot (see `findFinalizerControllers`).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
 import { livenessReader, type Liveness } from './controller-liveness.js';
-import { describeObject, groupOf, wasListed } from './snapshot-views.js';
+import { describeObject, wasListed } from './snapshot-views.js';
 
 /**
  * Finalizers that Kubernetes itself removes, and which component does (kubernetes/kubernetes:

@@ -18,16 +18,17 @@
  * - PVCProtectionBlocked → PodStuckTerminating of the pods that use the claim (S12).
  * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
 import { recordLostCauses } from './helm-release-record-lost.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
-import { groupOf, refOf, waitsForFinalizers } from './snapshot-views.js';
+import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 const apiServiceKey = (name: string) =>

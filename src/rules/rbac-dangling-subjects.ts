@@ -1,5 +1,5 @@
 import type { Inventory } from '../inventory/snapshot.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { getYaml } from './kubectl.js';
 import {

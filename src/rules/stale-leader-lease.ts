@@ -1,4 +1,4 @@
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { leaseLiveness } from './controller-liveness.js';
 import { buildFinding } from './finding-builder.js';
 import { getYaml } from './kubectl.js';

@@ -6,7 +6,7 @@
  * record (HelmReleaseRecordLost, about the held objects), caused by what holds them: the
  * finalizer (OperatorGoneFinalizer) and the namespace waiting on it (NamespaceBlockedByFinalizer).
  */
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { recordLostSubject } from '../../../src/rules/helm-release-record-lost.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
 import { clusterEnv, helm, uniqueName } from '../support/cluster.js';
