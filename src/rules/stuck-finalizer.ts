@@ -1,8 +1,8 @@
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from './findings.js';
 import { attacherHolds, goneDrivers } from './csi-driver-gone.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
