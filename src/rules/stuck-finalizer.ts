@@ -7,6 +7,7 @@ import {
   findFinalizerControllers,
   type ControllerSearch,
 } from './finalizer-controllers.js';
+import { foregroundFinalizer, foregroundWait } from './foreground-deletion.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
 import { pvcProtectionFinalizer } from './pvc-protection-blocked.js';
@@ -89,7 +90,9 @@ function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
  * cluster looks like it, `OperatorGoneFinalizer` (error; scenarios S02, S03: the operator was
  * uninstalled before its objects were deleted); otherwise, or when that cannot be told,
  * `StuckFinalizer` (warning). Namespaces and the CRD cleanup finalizer are left to
- * namespace-stuck and crd-stuck.
+ * namespace-stuck and crd-stuck. For `foregroundDeletion`, the message and evidence name the
+ * dependents with `blockOwnerDeletion` that the owners wait for (foreground-deletion.ts); the
+ * linker links what holds them.
  */
 export const stuckFinalizerRule: Rule = {
   name: rule,
@@ -106,6 +109,8 @@ export const stuckFinalizerRule: Rule = {
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
       const count = `${objects.length} object${objects.length === 1 ? '' : 's'}`;
       const inTerminatingNamespace = namespace !== undefined && terminating.has(namespace);
+      // Foreground deletion: name the dependents it waits for (the linker links what holds them).
+      const waits = finalizer === foregroundFinalizer ? foregroundWait(inventory, objects) : undefined;
       findings.push(
         buildFinding(
           rule,
@@ -115,12 +120,14 @@ export const stuckFinalizerRule: Rule = {
             subject: finalizerGroupSubject(namespace, finalizer),
             message:
               `${count} ${where} ${objects.length === 1 ? 'has' : 'have'} waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
-              (gone ? ', and no controller for it appears to run' : ''),
+              (gone ? ', and no controller for it appears to run' : '') +
+              (waits ? `: ${waits.message}` : ''),
             evidence: [
               ...capLines(
                 objects.map((o) => `${describeObject(o)} (deletionTimestamp ${o.deletionTimestamp ?? ''})`),
               ),
               builtIn ? `removed by ${builtIn}` : describeSearch(finalizer, search!),
+              ...(waits?.evidence ?? []),
               ...(inTerminatingNamespace && !builtIn
                 ? [
                     `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +
@@ -129,12 +136,19 @@ export const stuckFinalizerRule: Rule = {
                 : []),
             ],
             remediation: {
-              summary: builtIn
-                ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
-                : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
-                  'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
-                  'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
-              commands: [...objects.map(getYaml), ...(builtIn ? [] : stripFinalizers(objects, finalizer))],
+              summary: waits?.dependents.length
+                ? 'Resolve what holds the dependents it waits for (the findings linked to this one); the garbage ' +
+                  'collector then deletes them and removes foregroundDeletion.'
+                : builtIn
+                  ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
+                  : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
+                    'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
+                    'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
+              commands: [
+                ...objects.map(getYaml),
+                ...(waits?.dependents ?? []).map(getYaml),
+                ...(builtIn ? [] : stripFinalizers(objects, finalizer)),
+              ],
             },
           },
           context,
