@@ -3,7 +3,8 @@ import { findingKey } from '../../../src/report/findings.js';
 import { runRules } from '../../../src/rules/index.js';
 import { diagnoseLeftovers, withCauses, type Leftover } from '../../../src/rules/leftover-diagnosis.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
-import { loadRecordedFixture, replayContext } from './support/recorded-fixture.js';
+import { loadRecordedFixture, replayContext, withInventory } from './support/recorded-fixture.js';
+import type { NamespaceObject } from '../../../src/rules/kubernetes-objects.js';
 
 function run(name: string) {
   const { fixture, inventory } = loadRecordedFixture(name);
@@ -128,4 +129,41 @@ test('withCauses keeps the seeds and what they are caused by, in the order of th
       .map((f) => f.key),
   );
   expect(withCauses(findings, [])).toEqual([]);
+});
+
+test('a namespace whose custom resources cannot be converted roots in the CRD whose conversion webhook is gone', () => {
+  const { fixture, inventory, findings } = run('conversion-webhook-namespace');
+  const ns = fixture.names.namespace!;
+  const conversion = findingKey('ConversionWebhookBackendMissing', {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    name: fixture.names.crd!,
+  });
+  const content = `NamespaceContentDeletionFailed:v1/Namespace//${ns}`;
+  expect(findings.find((f) => f.key === content)?.causedBy).toEqual([conversion]);
+  const [d] = diagnoseLeftovers([{ object: namespaceRef(ns), source: 'namespace' }], findings, inventory);
+  expect(d).toMatchObject({ findings: [content], rootCauses: [conversion] });
+  // The link comes from what the namespace controller quotes: without the quote, none.
+  const unquoted = withInventory(inventory, (data) => ({
+    ...data,
+    full: {
+      ...data.full,
+      namespaces: (data.full.namespaces as NamespaceObject[]).map((n) =>
+        n.metadata?.name !== ns
+          ? n
+          : {
+              ...n,
+              status: {
+                ...n.status,
+                conditions: n.status?.conditions?.map((c) => ({
+                  ...c,
+                  message: c.message?.replace(/conversion webhook/g, 'x'),
+                })),
+              },
+            },
+      ),
+    },
+  }));
+  const again = runRules(unquoted, replayContext(fixture));
+  expect(again.find((f) => f.key === content)?.causedBy).toBeUndefined();
 });
