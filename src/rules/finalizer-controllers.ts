@@ -3,10 +3,11 @@
  * the controller that removes it); for any other finalizer a heuristic looks for a running
  * controller in the snapshot (see `findFinalizerControllers`).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
-import { groupOf, wasListed } from './snapshot-views.js';
+import { wasListed } from './snapshot-views.js';
 
 /**
  * Finalizers that Kubernetes itself removes, and which component does (kubernetes/kubernetes:

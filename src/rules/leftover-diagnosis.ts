@@ -7,11 +7,11 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations } from './admission-webhooks.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { findingsByObject, objectIdentity } from './link.js';
-import { groupOf } from './snapshot-views.js';
+import { groupOf } from '../cluster/api-version.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 /**

@@ -23,16 +23,17 @@
  *   `blockOwnerDeletion` that the owners wait for (foreground-deletion.ts): their finalizer
  *   findings and any finding about the dependent object itself.
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
 import { blockingDependents, foregroundFinalizer, inForegroundDeletion } from './foreground-deletion.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
-import { groupOf, refOf, waitsForFinalizers } from './snapshot-views.js';
+import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 const apiServiceKey = (name: string) =>

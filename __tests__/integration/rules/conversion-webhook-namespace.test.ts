@@ -5,7 +5,7 @@
  * Kind=<Kind> failed`. Built for real; the stuck namespace is linked to the CRD's
  * ConversionWebhookBackendMissing finding, which is outside the environment.
  */
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { createNamespace, deleteIfPresent, uniqueName } from '../support/cluster.js';
 import {
   adminApiForSuite,

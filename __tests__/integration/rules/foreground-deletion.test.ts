@@ -5,7 +5,7 @@
  * names the dependent it waits for and is linked to the dependent's finalizer finding.
  */
 import { waitFor } from '../../../src/util/wait.js';
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
 import { createNamespace, getOrUndefined, uniqueName } from '../support/cluster.js';
 import {

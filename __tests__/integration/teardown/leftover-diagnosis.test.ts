@@ -7,7 +7,7 @@
  * finalizer, and a healthy environment that must end clean with no finding.
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
-import { findingKey, type Finding } from '../../../src/report/findings.js';
+import { findingKey, type Finding } from '../../../src/rules/findings.js';
 import type { Report } from '../../../src/report/report.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
 import { runAction } from '../support/action.js';

@@ -1,4 +1,4 @@
-import type { Finding } from '../../../src/report/findings.js';
+import type { Finding } from '../../../src/rules/findings.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import type { Report } from '../../../src/report/report.js';
 

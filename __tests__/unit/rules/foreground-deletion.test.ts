@@ -1,4 +1,4 @@
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import {
   blockingDependents,
   foregroundWait,

@@ -1,5 +1,5 @@
 import type { ObjectRef } from '../../../src/inventory/types.js';
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { runRules } from '../../../src/rules/index.js';
 import { diagnoseLeftovers, withCauses, type Leftover } from '../../../src/rules/leftover-diagnosis.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
