@@ -22,6 +22,7 @@
  * - StuckFinalizer of `foregroundDeletion` → the findings about the dependents with
  *   `blockOwnerDeletion` that the owners wait for (foreground-deletion.ts): their finalizer
  *   findings and any finding about the dependent object itself.
+ * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21).
  */
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
@@ -32,6 +33,7 @@ import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
 import { blockingDependents, foregroundFinalizer, inForegroundDeletion } from './foreground-deletion.js';
+import { recordLostCauses } from './helm-release-record-lost.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
 import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
@@ -206,9 +208,11 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
           ? crdCauses(f, inventory)
           : f.code === 'PVCProtectionBlocked'
             ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
-            : f.key === foregroundKey(f)
-              ? foregroundCauses(f, inventory, byObject)
-              : [];
+            : f.code === 'HelmReleaseRecordLost'
+              ? recordLostCauses(f, inventory)
+              : f.key === foregroundKey(f)
+                ? foregroundCauses(f, inventory, byObject)
+                : [];
     const causedBy = [...new Set(candidates.filter((k) => keys.has(k) && k !== f.key))];
     return causedBy.length ? { ...f, causedBy } : f;
   });
