@@ -63,7 +63,9 @@ test('a cluster-scoped object of the release left with a finalizer: the still-th
     )?.key;
     expect(key).toBeDefined();
     const { d, rootCauses } = diagnosisOf(report, 'ClusterRole', clusterRole);
-    expect(d).toMatchObject({ source: 'stage', findings: [key], rootCauses: [key] });
+    // Other findings about it (e.g. HelmReleaseRecordLost) may explain it too; the root is the finalizer's.
+    expect(d).toMatchObject({ source: 'stage', rootCauses: [key] });
+    expect(d!.findings).toContain(key);
     expect(d!.reason).toMatch(/^deleting since .*, held by finalizer example\.com\/hold$/);
     // A full finding, though its object is cluster-scoped (outside the environment).
     expect(rootCauses[0]).toMatchObject({
