@@ -25,7 +25,9 @@ export interface Settings {
   readonly mode: 'teardown' | 'plan' | 'scan' | 'inventory';
   /**
    * Which findings the scan reports: `environment` (about the scoped namespaces and what backs
-   * them) or `cluster` (everything). Default: environment for teardown and plan, cluster for scan.
+   * them, plus the findings those are caused by and, after a teardown, those that explain its
+   * leftovers, wherever their objects are) or `cluster` (everything). Default: environment for
+   * teardown and plan, cluster for scan.
    */
   readonly scanScope: 'environment' | 'cluster';
   /** Findings that fail the step: at or above `severity`, or with one of `codes`. */

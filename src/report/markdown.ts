@@ -4,6 +4,7 @@ import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
+import { objectIdentity } from '../rules/link.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -18,10 +19,28 @@ function objectName(b: { kind: string; namespace?: string; name: string }): stri
   return codeSpan(`${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
 }
 
-function blockerRow(b: Blocker): string {
+/**
+ * The "why" of a leftover: its root-cause findings (code and object), or, when no finding
+ * explains it, the diagnosis's reason. Empty when the report has no diagnosis for it.
+ */
+function leftoverWhy(
+  report: Report,
+  o: { apiVersion: string; kind: string; namespace?: string; name: string },
+): string {
+  const d = report.leftovers?.find((x) => objectIdentity(x.object) === objectIdentity(o));
+  if (!d) return '';
+  const byKey = new Map((report.findings ?? []).map((f) => [f.key, f]));
+  const causes = d.rootCauses.flatMap((k) => {
+    const f = byKey.get(k);
+    return f ? [`${codeSpan(f.code)} on ${objectName(f.object)}`] : [];
+  });
+  return causes.length ? causes.join('; ') : escapeMarkdown(d.reason);
+}
+
+function blockerRow(b: Blocker, why: string): string {
   const fin = b.finalizers.length ? b.finalizers.map(codeSpan).join(', ') : '—';
   const state = b.deletionTimestamp ? `deleting since ${b.deletionTimestamp}` : 'not being deleted';
-  return `| ${objectName(b)} | ${fin} | ${state} |`;
+  return `| ${objectName(b)} | ${fin} | ${state} | ${why || '—'} |`;
 }
 
 function seconds(ms: number): string {
@@ -100,13 +119,23 @@ export function renderMarkdown(report: Report): string {
     out.push('');
     const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
     if (blockers.length) {
-      out.push('#### Still there', '', '| object | finalizers | state |', '| --- | --- | --- |');
-      for (const b of blockers) out.push(blockerRow(b));
+      out.push(
+        '#### Still there',
+        '',
+        '| object | finalizers | state | root cause (see Findings) |',
+        '| --- | --- | --- | --- |',
+      );
+      for (const b of blockers) out.push(blockerRow(b, leftoverWhy(report, b)));
       out.push('');
     }
     if (t.hookLeftovers.length) {
       out.push(
-        `Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${t.hookLeftovers.map(objectName).join(', ')}.`,
+        `Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${t.hookLeftovers
+          .map((b) => {
+            const why = leftoverWhy(report, b);
+            return why ? `${objectName(b)} (${why})` : objectName(b);
+          })
+          .join(', ')}.`,
         '',
       );
     }
@@ -141,6 +170,8 @@ export function renderMarkdown(report: Report): string {
       );
     for (const n of t.namespaces.filter((x) => x.status === 'stuck')) {
       out.push(`#### Namespace ${codeSpan(n.name)} is stuck in Terminating`, '');
+      const why = leftoverWhy(report, { apiVersion: 'v1', kind: 'Namespace', name: n.name });
+      if (why) out.push(`- root cause (see Findings): ${why}`);
       if (n.metadataFinalizers.length) {
         out.push(
           `- held by the namespace's own \`metadata.finalizers\`: ${n.metadataFinalizers.map(codeSpan).join(', ')} (the controller that set them must remove them)`,

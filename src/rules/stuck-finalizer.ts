@@ -9,6 +9,7 @@ import {
   describeControllerSearch,
   findFinalizerControllers,
 } from './finalizer-controllers.js';
+import { foregroundFinalizer, foregroundWait } from './foreground-deletion.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
 import { pvcProtectionFinalizer } from './pvc-protection-blocked.js';
@@ -80,7 +81,9 @@ function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
  * `StuckFinalizer` (warning). A candidate counts only when it is live (controller-liveness.ts),
  * and the evidence names the object taken as the controller and why. Namespaces, the CRD
  * cleanup finalizer and the attacher finalizers of CSI drivers that no longer run are left to
- * namespace-stuck, crd-stuck and csi-driver-gone.
+ * namespace-stuck, crd-stuck and csi-driver-gone. For
+ * `foregroundDeletion`, the message and evidence name the dependents with `blockOwnerDeletion`
+ * that the owners wait for (foreground-deletion.ts); the linker links what holds them.
  */
 export const stuckFinalizerRule: Rule = {
   name: rule,
@@ -101,6 +104,8 @@ export const stuckFinalizerRule: Rule = {
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
       const count = `${objects.length} object${objects.length === 1 ? '' : 's'}`;
       const inTerminatingNamespace = namespace !== undefined && terminating.has(namespace);
+      // Foreground deletion: name the dependents it waits for (the linker links what holds them).
+      const waits = finalizer === foregroundFinalizer ? foregroundWait(inventory, objects) : undefined;
       findings.push(
         buildFinding(
           rule,
@@ -110,12 +115,14 @@ export const stuckFinalizerRule: Rule = {
             subject: finalizerGroupSubject(namespace, finalizer),
             message:
               `${count} ${where} ${objects.length === 1 ? 'has' : 'have'} waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
-              (gone ? ', and no controller for it appears to run' : ''),
+              (gone ? ', and no controller for it appears to run' : '') +
+              (waits ? `: ${waits.message}` : ''),
             evidence: [
               ...capLines(
                 objects.map((o) => `${describeObject(o)} (deletionTimestamp ${o.deletionTimestamp ?? ''})`),
               ),
               builtIn ? `removed by ${builtIn}` : describeControllerSearch(search!, finalizer),
+              ...(waits?.evidence ?? []),
               ...(inTerminatingNamespace && !builtIn
                 ? [
                     `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +
@@ -124,12 +131,19 @@ export const stuckFinalizerRule: Rule = {
                 : []),
             ],
             remediation: {
-              summary: builtIn
-                ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
-                : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
-                  'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
-                  'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
-              commands: [...objects.map(getYaml), ...(builtIn ? [] : stripFinalizers(objects, finalizer))],
+              summary: waits?.dependents.length
+                ? 'Resolve what holds the dependents it waits for (the findings linked to this one); the garbage ' +
+                  'collector then deletes them and removes foregroundDeletion.'
+                : builtIn
+                  ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
+                  : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
+                    'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
+                    'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
+              commands: [
+                ...objects.map(getYaml),
+                ...(waits?.dependents ?? []).map(getYaml),
+                ...(builtIn ? [] : stripFinalizers(objects, finalizer)),
+              ],
             },
           },
           context,

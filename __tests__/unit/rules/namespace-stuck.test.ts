@@ -126,3 +126,37 @@ test('a Terminating namespace whose conditions name no reason: NamespaceStuckTer
   ]);
   expect(findings[0]!.message).toMatch(/and none of its deletion conditions names a reason$/);
 });
+
+/** The recorded snapshot with `finalizers` added to the Namespace's own metadata.finalizers. */
+function withOwnFinalizer(name: string, finalizers: string[]) {
+  const { fixture, inventory } = loadRecordedFixture(name);
+  const ns = fixture.names.namespace!;
+  const held = withInventory(inventory, (data) => ({
+    ...data,
+    objects: data.objects.map((o) =>
+      o.resource === 'namespaces' && o.name === ns
+        ? { ...o, finalizers: [...(o.finalizers ?? []), ...finalizers] }
+        : o,
+    ),
+  }));
+  return { ns, findings: namespaceStuckRule.check(held, replayContext(fixture)) };
+}
+
+test("a namespace held by its own metadata.finalizers is said to be, not '1 object still carry'", () => {
+  const { ns, findings } = withOwnFinalizer('s01-stale-apiservice', ['example.com/hold']);
+  const f = findings.find((x) => x.code === 'NamespaceBlockedByFinalizer')!;
+  expect(f.message).toMatch(
+    /: it is held by its own metadata\.finalizers example\.com\/hold, which only the controller that set them removes \(the namespace controller removes only spec\.finalizers\)$/,
+  );
+  expect(f.evidence[0]).toBe("the Namespace's own metadata.finalizers: example.com/hold");
+  expect(f.remediation.commands).toContain(`kubectl get namespaces ${ns} -o yaml`);
+});
+
+test('own metadata.finalizers and content finalizers are both named', () => {
+  const { findings } = withOwnFinalizer('s02-operator-gone-finalizer', ['example.com/hold']);
+  expect(findings.map((f) => f.message)).toEqual([
+    expect.stringMatching(
+      /: it is held by its own metadata\.finalizers example\.com\/hold, .*; and 2 objects still carry finalizer example\.com\/cleanup that no controller has removed$/,
+    ),
+  ]);
+});
