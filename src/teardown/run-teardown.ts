@@ -8,7 +8,12 @@ import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { systemClock, type Clock } from '../util/wait.js';
-import { deleteNamespaces, type NamespaceOutcome } from './namespaces.js';
+import {
+  awaitNamespacesGone,
+  requestNamespaceDeletion,
+  type NamespaceDeletion,
+  type NamespaceOutcome,
+} from './namespaces.js';
 import type { ResourceIndex } from './resource-index.js';
 import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
 
@@ -51,7 +56,15 @@ export interface StageResult {
   readonly unverifiableKinds: readonly string[];
   /** Requests that failed while deleting or waiting (e.g. 403): what they could not check. */
   readonly errors: readonly string[];
+  /** When the stage started and ended (RFC 3339, ms precision); its budget runs from `startedAt`. */
+  readonly startedAt: string;
+  readonly endedAt: string;
   readonly durationMs: number;
+  /**
+   * Where the stage's time went, in ms: deleting and awaiting custom resources first, the
+   * `helm uninstall` processes, and the wait for the manifests' objects.
+   */
+  readonly stepsMs: { readonly crdInstances: number; readonly uninstall: number; readonly wait: number };
 }
 
 /** Result of a teardown; `leftovers` when anything remains or failed. */
@@ -82,7 +95,12 @@ export interface TeardownPorts {
 export interface TeardownOptions {
   /** Group-versions ("metrics.k8s.io/v1beta1") whose discovery failed in the inventory. */
   readonly failedGroupVersions: ReadonlySet<string>;
+  /** Budget of the whole teardown in ms. */
   readonly timeoutMs: number;
+  /**
+   * Budget of each stage in ms, from the stage's start (every wait in it shares it), and of the
+   * namespace wait; never past the overall deadline.
+   */
   readonly stageTimeoutMs: number;
   readonly uninstallConcurrency: number;
 }
@@ -148,13 +166,40 @@ export function objectsToAwait(
   return { awaited, kept, unserved: [...unserved].sort(), unverifiable: [...unverifiable].sort() };
 }
 
+/**
+ * Pure: for each namespace to delete, the index of the last stage whose releases have their
+ * record, a manifest object or a hook object in it; after that stage's `helm uninstall`s nothing
+ * in the namespace waits on an order any more, so it can be deleted while later stages run.
+ * A namespace no release touches gets the last stage (deleted once every release is gone, as
+ * something of a release may still run there: a webhook's backend, an operator).
+ */
+export function lastStageTouching(plan: TeardownPlan, resources: ResourceIndex): Map<string, number> {
+  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const last = new Map<string, number>(plan.namespacesToDelete.map((n) => [n, plan.stages.length - 1]));
+  const touched = new Set<string>();
+  for (const stage of plan.stages) {
+    for (const key of stage.releases) {
+      const facts = byKey.get(key)!;
+      const spaces = new Set([facts.release.namespace]);
+      for (const o of facts.objects) if (o.namespace) spaces.add(o.namespace);
+      for (const o of hookObjects(facts, resources)) if (o.namespace) spaces.add(o.namespace);
+      for (const ns of spaces) {
+        if (!last.has(ns)) continue;
+        last.set(ns, touched.has(ns) ? Math.max(last.get(ns)!, stage.index) : stage.index);
+        touched.add(ns);
+      }
+    }
+  }
+  return last;
+}
+
 /** What the steps of one stage share: the API and Helm ports, the clock and the time left. */
 interface StageContext {
   readonly plan: TeardownPlan;
   readonly options: TeardownOptions;
   readonly ports: TeardownPorts;
   readonly clock: Clock;
-  /** ms this stage's waits may still take (min of stage-timeout and the overall deadline). */
+  /** ms this stage may still take: to the stage's start + stage-timeout, or the overall deadline if sooner. */
   readonly budget: () => number;
   readonly byKey: ReadonlyMap<string, ReleaseFacts>;
   /** Requests that failed; the verdict cannot be clean when any did. */
@@ -348,49 +393,76 @@ export async function runTeardown(
   const clock = ports.clock ?? systemClock;
   const started = clock.now();
   const deadline = started + options.timeoutMs;
-  const budget = () => Math.max(0, Math.min(options.stageTimeoutMs, deadline - clock.now()));
+  const budgetFrom = (start: number) => () =>
+    Math.max(0, Math.min(start + options.stageTimeoutMs, deadline) - clock.now());
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
   const stages: StageResult[] = [];
+  const freeAfter = lastStageTouching(plan, ports.resources);
+  const deletions: NamespaceDeletion[] = [];
+  // A namespace whose release was not uninstalled keeps its release record: deleting it would
+  // lose Helm's record (and leave the release's cluster-scoped objects with no way to finish).
+  const keepFor = new Map<string, string>();
+  /** Deletes the namespaces nothing of stage `index` or later waits on (see lastStageTouching). */
+  const deleteFreeNamespaces = async (index: number, outcomes: readonly ReleaseOutcome[]) => {
+    for (const r of outcomes)
+      if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
+    const free = plan.namespacesToDelete.filter(
+      (n) => freeAfter.get(n) === index && !isProtectedNamespace(n) && !keepFor.has(n),
+    );
+    if (free.length === 0) return;
+    if (index < plan.stages.length - 1)
+      ports.log(`nothing in ${free.join(', ')} waits on a later stage: deleting now`);
+    deletions.push(await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log }));
+  };
 
+  await deleteFreeNamespaces(-1, []);
   for (const stage of plan.stages) {
     const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
     const result = await ports.group(title, async (): Promise<StageResult> => {
       const stageStart = clock.now();
+      const budget = budgetFrom(stageStart);
       const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
       const first = await deleteCustomResourcesFirst(stage, c);
+      const uninstallStart = clock.now();
       const releases = await uninstallStage(stage, c, first);
+      const waitStart = clock.now();
+      await deleteFreeNamespaces(stage.index, releases);
       const objects = await awaitStageObjects(stage, c, releases);
       for (const e of c.errors) ports.log(`could not check: ${e}`);
+      const ended = clock.now();
       return {
         index: stage.index,
         releases,
         crdInstances: first.crdInstances,
         ...objects,
         errors: c.errors,
-        durationMs: clock.now() - stageStart,
+        startedAt: new Date(stageStart).toISOString(),
+        endedAt: new Date(ended).toISOString(),
+        durationMs: ended - stageStart,
+        stepsMs: {
+          crdInstances: uninstallStart - stageStart,
+          uninstall: waitStart - uninstallStart,
+          wait: ended - waitStart,
+        },
       };
     });
     stages.push(result);
   }
 
-  // A namespace whose release was not uninstalled keeps its release record: deleting it would
-  // lose Helm's record (and leave the release's cluster-scoped objects with no way to finish).
-  const keepFor = new Map<string, string>();
-  for (const r of stages.flatMap((x) => x.releases)) {
-    if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
-  }
   for (const [ns, release] of keepFor) {
     if (plan.namespacesToDelete.includes(ns))
       ports.log(`not deleting namespace ${ns}: release ${release} was not uninstalled`);
   }
-  const toDelete = plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n) && !keepFor.has(n));
+  const toDelete = deletions.flatMap((d) => d.names);
+  const namespaceStart = clock.now();
+  const namespaceBudget = budgetFrom(namespaceStart);
   const namespaces =
     toDelete.length === 0
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
-          deleteNamespaces(ports.api, toDelete, {
-            timeoutMs: budget(),
-            cutShort: budget() < options.stageTimeoutMs,
+          awaitNamespacesGone(ports.api, deletions, {
+            timeoutMs: namespaceBudget(),
+            cutShort: namespaceBudget() < options.stageTimeoutMs,
             clock,
             log: ports.log,
           }),
@@ -400,7 +472,7 @@ export async function runTeardown(
     const hooks = plan.releases.flatMap((r) => hookObjects(r, ports.resources));
     if (hooks.length === 0) return [];
     try {
-      const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 1, clock });
+      const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 0, clock });
       for (const b of left)
         ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
       return left;
