@@ -27,7 +27,7 @@
  */
 import { execa } from 'execa';
 import pLimit from 'p-limit';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -139,8 +139,8 @@ function sampleMemory(pid: number) {
   const timer = setInterval(() => {
     for (const p of [pid, ...descendants(pid)]) {
       try {
+        if (!readlinkSync(`/proc/${p}/exe`).endsWith('/node')) continue; // not helm or kubectl
         const status = readFileSync(`/proc/${p}/status`, 'utf8');
-        if (!/^Name:\s+node/m.test(status)) continue;
         const hwm = Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1] ?? 0);
         peakKiB = Math.max(peakKiB, hwm);
       } catch {
@@ -314,9 +314,11 @@ function breakdown(run: KubeSweepRun) {
     'inventory (before)': seconds(inventories[0]?.ms ?? 0),
     plan: seconds(sum(/^Planning/)),
     'stages (all)': seconds(sum(/^Stage /)),
-    'stages: CRD-instance deletes and waits': seconds(stages.reduce((a, s) => a + s.stepsMs.crdInstances, 0)),
-    'stages: helm uninstall processes': seconds(stages.reduce((a, s) => a + s.stepsMs.uninstall, 0)),
-    'stages: waits for the objects': seconds(stages.reduce((a, s) => a + s.stepsMs.wait, 0)),
+    'stages: CRD-instance deletes and waits': seconds(
+      stages.reduce((a, s) => a + (s.stepsMs?.crdInstances ?? 0), 0),
+    ),
+    'stages: helm uninstall processes': seconds(stages.reduce((a, s) => a + (s.stepsMs?.uninstall ?? 0), 0)),
+    'stages: waits for the objects': seconds(stages.reduce((a, s) => a + (s.stepsMs?.wait ?? 0), 0)),
     'namespace wait (after the stages)': seconds(sum(/^Deleting namespaces/)),
     'hook check': seconds(sum(/^Checking for objects left by Helm hooks/)),
     're-scan (inventory after + scan)': seconds((inventories[1]?.ms ?? 0) + sum(/^Scanning/)),
@@ -378,6 +380,7 @@ async function measureBulk(size: number, run: number, approach: string) {
   await new Promise((r) => setTimeout(r, 1500)); // the audit log is written asynchronously
   m.requests = requestsIn(auditSince(mark), from, to);
   measurements.push(m);
+  if (m.breakdown) log(`  breakdown (s): ${JSON.stringify(m.breakdown)}`);
   log(
     `${size} releases, run ${run}, ${approach}: ${m.wallS} s ${m.ok ? 'ok' : 'NOT OK'}${m.verdict ? ` (${m.verdict})` : ''}; ` +
       `requests ${JSON.stringify(m.requests)}${m.peakMiB ? `; peak ${m.peakMiB} MiB` : ''}`,

@@ -166,27 +166,37 @@ export function objectsToAwait(
   return { awaited, kept, unserved: [...unserved].sort(), unverifiable: [...unverifiable].sort() };
 }
 
+/** Pure: the namespaces a release has its record, a manifest object or a hook object in. */
+export function namespacesOf(release: ReleaseFacts, resources: ResourceIndex): Set<string> {
+  const spaces = new Set([release.release.namespace]);
+  for (const o of release.objects) if (o.namespace) spaces.add(o.namespace);
+  for (const o of hookObjects(release, resources)) if (o.namespace) spaces.add(o.namespace);
+  return spaces;
+}
+
 /**
- * Pure: for each namespace to delete, the index of the last stage whose releases have their
- * record, a manifest object or a hook object in it; after that stage's `helm uninstall`s nothing
- * in the namespace waits on an order any more, so it can be deleted while later stages run.
- * A namespace no release touches gets the last stage (deleted once every release is gone, as
- * something of a release may still run there: a webhook's backend, an operator).
+ * Pure: for each namespace to delete, the index of the last stage whose releases touch it
+ * (`namespacesOf`), and those releases of that stage. Once they are uninstalled, nothing in
+ * the namespace waits on an order any more, so it can be deleted while the rest runs. A
+ * namespace no release touches gets the last stage and no releases (deleted once every
+ * release is gone, as something of a release may still run there: a webhook's backend).
  */
-export function lastStageTouching(plan: TeardownPlan, resources: ResourceIndex): Map<string, number> {
+export function lastStageTouching(
+  plan: TeardownPlan,
+  resources: ResourceIndex,
+): Map<string, { stage: number; releases: string[] }> {
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
-  const last = new Map<string, number>(plan.namespacesToDelete.map((n) => [n, plan.stages.length - 1]));
-  const touched = new Set<string>();
+  const last = new Map<string, { stage: number; releases: string[] }>(
+    plan.namespacesToDelete.map((n) => [n, { stage: plan.stages.length - 1, releases: [] }]),
+  );
   for (const stage of plan.stages) {
     for (const key of stage.releases) {
-      const facts = byKey.get(key)!;
-      const spaces = new Set([facts.release.namespace]);
-      for (const o of facts.objects) if (o.namespace) spaces.add(o.namespace);
-      for (const o of hookObjects(facts, resources)) if (o.namespace) spaces.add(o.namespace);
-      for (const ns of spaces) {
-        if (!last.has(ns)) continue;
-        last.set(ns, touched.has(ns) ? Math.max(last.get(ns)!, stage.index) : stage.index);
-        touched.add(ns);
+      for (const ns of namespacesOf(byKey.get(key)!, resources)) {
+        const entry = last.get(ns);
+        if (!entry) continue;
+        if (entry.releases.length === 0 || entry.stage < stage.index)
+          last.set(ns, { stage: stage.index, releases: [key] });
+        else entry.releases.push(key);
       }
     }
   }
@@ -280,38 +290,42 @@ async function uninstallStage(
   stage: PlannedStage,
   c: StageContext,
   first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
+  onDone: (outcome: ReleaseOutcome) => Promise<void>,
 ): Promise<ReleaseOutcome[]> {
   const limit = pLimit(c.options.uninstallConcurrency);
-  return Promise.all(
-    stage.releases.map((key) =>
-      limit(async (): Promise<ReleaseOutcome> => {
-        const facts = c.byKey.get(key)!;
-        const before = facts.release.status;
-        const stranded = first.crdInstances.filter(
-          (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
-        );
-        const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
-        if (stranded.length > 0 || unchecked.length > 0) {
-          const message =
-            stranded.length > 0
-              ? `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
-              : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
-          c.ports.log(`${key}: ${message}`);
-          return { release: key, status: 'skipped', helmStatusBefore: before, durationMs: 0, message };
-        }
-        const t0 = c.clock.now();
-        const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
-        const durationMs = c.clock.now() - t0;
-        if (r.exitCode === 0) {
-          c.ports.log(`uninstalled ${key} (was ${before}) in ${durationMs} ms`);
-          return { release: key, status: 'uninstalled', helmStatusBefore: before, durationMs };
-        }
+  const uninstallOne = (key: string) =>
+    limit(async (): Promise<ReleaseOutcome> => {
+      const facts = c.byKey.get(key)!;
+      const before = facts.release.status;
+      const stranded = first.crdInstances.filter(
+        (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
+      );
+      const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
+      if (stranded.length > 0 || unchecked.length > 0) {
         const message =
-          tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
-        c.ports.log(`helm uninstall ${key} failed: ${message}`);
-        return { release: key, status: 'failed', helmStatusBefore: before, durationMs, message };
-      }),
-    ),
+          stranded.length > 0
+            ? `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
+            : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
+        c.ports.log(`${key}: ${message}`);
+        return { release: key, status: 'skipped', helmStatusBefore: before, durationMs: 0, message };
+      }
+      const t0 = c.clock.now();
+      const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
+      const durationMs = c.clock.now() - t0;
+      if (r.exitCode === 0) {
+        c.ports.log(`uninstalled ${key} (was ${before}) in ${durationMs} ms`);
+        return { release: key, status: 'uninstalled', helmStatusBefore: before, durationMs };
+      }
+      const message = tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
+      c.ports.log(`helm uninstall ${key} failed: ${message}`);
+      return { release: key, status: 'failed', helmStatusBefore: before, durationMs, message };
+    });
+  return Promise.all(
+    stage.releases.map(async (key) => {
+      const outcome = await uninstallOne(key);
+      await onDone(outcome);
+      return outcome;
+    }),
   );
 }
 
@@ -399,23 +413,40 @@ export async function runTeardown(
   const stages: StageResult[] = [];
   const freeAfter = lastStageTouching(plan, ports.resources);
   const deletions: NamespaceDeletion[] = [];
+  const requested = new Set<string>();
+  const done = new Set<string>(); // releases with an outcome
   // A namespace whose release was not uninstalled keeps its release record: deleting it would
   // lose Helm's record (and leave the release's cluster-scoped objects with no way to finish).
   const keepFor = new Map<string, string>();
-  /** Deletes the namespaces nothing of stage `index` or later waits on (see lastStageTouching). */
-  const deleteFreeNamespaces = async (index: number, outcomes: readonly ReleaseOutcome[]) => {
-    for (const r of outcomes)
-      if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
-    const free = plan.namespacesToDelete.filter(
-      (n) => freeAfter.get(n) === index && !isProtectedNamespace(n) && !keepFor.has(n),
-    );
+  /**
+   * Deletes the namespaces whose last stage is `index` once that stage's releases in them
+   * are done (see lastStageTouching); `all`: the stage's uninstalls are over, so namespaces
+   * no release touches go too.
+   */
+  const deleteFreeNamespaces = async (index: number, all: boolean) => {
+    const free = plan.namespacesToDelete.filter((n) => {
+      const f = freeAfter.get(n)!;
+      return (
+        f.stage === index &&
+        (f.releases.length > 0 ? f.releases.every((r) => done.has(r)) : all) &&
+        !requested.has(n) &&
+        !isProtectedNamespace(n) &&
+        !keepFor.has(n)
+      );
+    });
     if (free.length === 0) return;
-    if (index < plan.stages.length - 1)
-      ports.log(`nothing in ${free.join(', ')} waits on a later stage: deleting now`);
+    free.forEach((n) => requested.add(n));
+    if (!all || index < plan.stages.length - 1)
+      ports.log(`nothing in ${free.join(', ')} waits on the rest of the teardown: deleting now`);
     deletions.push(await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log }));
   };
+  const onReleaseDone = (index: number) => async (r: ReleaseOutcome) => {
+    done.add(r.release);
+    if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
+    await deleteFreeNamespaces(index, false);
+  };
 
-  await deleteFreeNamespaces(-1, []);
+  await deleteFreeNamespaces(-1, true);
   for (const stage of plan.stages) {
     const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
     const result = await ports.group(title, async (): Promise<StageResult> => {
@@ -424,9 +455,9 @@ export async function runTeardown(
       const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
       const first = await deleteCustomResourcesFirst(stage, c);
       const uninstallStart = clock.now();
-      const releases = await uninstallStage(stage, c, first);
+      const releases = await uninstallStage(stage, c, first, onReleaseDone(stage.index));
       const waitStart = clock.now();
-      await deleteFreeNamespaces(stage.index, releases);
+      await deleteFreeNamespaces(stage.index, true);
       const objects = await awaitStageObjects(stage, c, releases);
       for (const e of c.errors) ports.log(`could not check: ${e}`);
       const ended = clock.now();

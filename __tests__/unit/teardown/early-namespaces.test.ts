@@ -4,7 +4,7 @@ import { lastStageTouching } from '../../../src/teardown/run-teardown.js';
 import { oldestResourceVersion } from '../../../src/teardown/wait-gone.js';
 import { recordedRelease } from '../support/fixtures.js';
 
-test('a namespace is free after the last stage that has a release in it; one without releases after the last stage', () => {
+test('a namespace is free once the releases of the last stage touching it are done; one no release touches, after the last stage', () => {
   // The app (stage 1) in a namespace of its own, the operator (stage 2) in another.
   const app = { ...recordedRelease('helm4-app.json'), namespace: 'app-ns' };
   const plan = buildPlan({
@@ -23,9 +23,9 @@ test('a namespace is free after the last stage that has a release in it; one wit
   });
   expect(plan.stages.map((s) => s.releases)).toEqual([['app-ns/app'], ['fixture-helm4/operator']]);
   expect(Object.fromEntries(lastStageTouching(plan, resourceIndex([])))).toEqual({
-    'app-ns': 0,
-    'fixture-helm4': 1,
-    'no-release': 1,
+    'app-ns': { stage: 0, releases: ['app-ns/app'] },
+    'fixture-helm4': { stage: 1, releases: ['fixture-helm4/operator'] },
+    'no-release': { stage: 1, releases: [] },
   });
 });
 
