@@ -179,7 +179,12 @@ export async function awaitNamespacesGone(
       if ((error as Error)?.name === 'ClusterAccessError') throw error;
       // 410 Gone: the versions are older than the watch cache; GET them afresh (a few times).
       if (error instanceof KubernetesApiError && error.status === 410 && ++goneRetries <= 3) await check();
-      else watching = false;
+      else {
+        options.log?.(
+          `watch of namespaces failed (${(error as Error)?.message ?? String(error)}); listing instead`,
+        );
+        watching = false;
+      }
     }
   }
   if (!watching) {

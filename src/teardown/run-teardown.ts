@@ -268,7 +268,11 @@ async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) 
     );
     let remaining: Blocker[] = [];
     try {
-      remaining = await waitUntilGone(c.ports.api, awaited, { timeoutMs: c.budget(), clock: c.clock });
+      remaining = await waitUntilGone(c.ports.api, awaited, {
+        timeoutMs: c.budget(),
+        clock: c.clock,
+        onWatchFailed: c.ports.log,
+      });
     } catch (error) {
       if (isFatal(error)) throw error;
       c.errors.push(`waiting for ${crd.kind} objects to be gone: ${describeError(error)}`);
@@ -356,6 +360,7 @@ async function awaitStageObjects(stage: PlannedStage, c: StageContext, releases:
     remaining = await waitUntilGone(c.ports.api, awaited, {
       timeoutMs: c.budget(),
       clock: c.clock,
+      onWatchFailed: c.ports.log,
       onProgress: (left) => {
         const now = c.clock.now();
         if (left === 0 || (left === lastLeft && now - lastLogged < 10_000)) return;

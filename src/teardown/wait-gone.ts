@@ -82,6 +82,8 @@ export async function waitUntilGone(
     onProgress?: (left: number) => void;
     /** false: lists only, as before watches (default true). */
     watch?: boolean;
+    /** Told why a watch failed, before the wait goes on with lists. */
+    onWatchFailed?: (message: string) => void;
   },
 ): Promise<Blocker[]> {
   if (objects.length === 0) return [];
@@ -174,6 +176,9 @@ export async function waitUntilGone(
       // 410 Gone: the lists are older than the watch cache; list again (a few times). Anything
       // else: lists only, for the rest of the time.
       if (!(error instanceof KubernetesApiError && error.status === 410 && ++goneRetries <= 3)) {
+        options.onWatchFailed?.(
+          `watch of ${objects.length} objects failed (${(error as Error)?.message ?? String(error)}); listing instead`,
+        );
         watching = false;
         break;
       }
