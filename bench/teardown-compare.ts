@@ -76,12 +76,24 @@ interface AuditEvent {
   requestReceivedTimestamp: string;
   stageTimestamp: string;
 }
-const auditMark = () => statSync(auditLog).size;
-function auditSince(mark: number): AuditEvent[] {
-  return readFileSync(auditLog)
-    .subarray(mark)
-    .toString('utf8')
-    .split('\n')
+/** Where the audit log stood: its inode and size (kube-apiserver rotates it at 100 MB). */
+const auditMark = () => {
+  const st = statSync(auditLog);
+  return { ino: st.ino, size: st.size };
+};
+/** The audit events written since `mark`, across a rotation (the rotated file keeps the inode). */
+function auditSince(mark: { ino: number; size: number }): AuditEvent[] {
+  const chunks: Buffer[] = [];
+  if (statSync(auditLog).ino !== mark.ino) {
+    const rotated = readdirSync(dir)
+      .filter((f) => /^audit-.*\.log$/.test(f))
+      .map((f) => join(dir, f))
+      .find((f) => statSync(f).ino === mark.ino);
+    if (rotated) chunks.push(readFileSync(rotated).subarray(mark.size));
+    chunks.push(readFileSync(auditLog));
+  } else chunks.push(readFileSync(auditLog).subarray(mark.size));
+  return chunks
+    .flatMap((c) => c.toString('utf8').split('\n'))
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as AuditEvent);
 }
@@ -347,7 +359,7 @@ const approaches = values.approaches
 let serial = 0;
 
 async function measureBulk(size: number, run: number, approach: string) {
-  const prefix = `tc${size}x${serial++}`;
+  const prefix = `tc${size}x${process.pid % 1000}x${serial++}`;
   const e = await installBulk(prefix, size);
   await new Promise((r) => setTimeout(r, 2000)); // let the install's requests settle
   const mark = auditMark();
@@ -404,6 +416,11 @@ const trials: Trial[] = [];
 function startOperator(api: ApiClient, group: string, operatorNs: string) {
   let running = true;
   const finalizer = `${group}/cleanup`;
+  // The finalizer goes 2 to 4 s after the operator first sees the Widget being deleted, so
+  // that it goes while kube-sweep waits (not while helm uninstall still runs), at a random
+  // point of that wait.
+  const seen = new Map<string, number>();
+  const delay = 2000 + Math.random() * 2000;
   const loop = (async () => {
     while (running) {
       try {
@@ -422,6 +439,9 @@ function startOperator(api: ApiClient, group: string, operatorNs: string) {
         }>({ path: `/apis/${group}/v1/widgets` });
         for (const w of list.items) {
           if (!w.metadata.deletionTimestamp || !w.metadata.finalizers?.includes(finalizer)) continue;
+          const key = `${w.metadata.namespace}/${w.metadata.name}`;
+          if (!seen.has(key)) seen.set(key, Date.now());
+          if (Date.now() - seen.get(key)! < delay) continue;
           await api.request({
             method: 'PATCH',
             path: `/apis/${group}/v1/namespaces/${w.metadata.namespace}/widgets/${w.metadata.name}`,
@@ -432,8 +452,7 @@ function startOperator(api: ApiClient, group: string, operatorNs: string) {
       } catch {
         /* the CRD is going: keep looping */
       }
-      // A random pause, so that the finalizer goes at a random point of kube-sweep's wait.
-      await new Promise((r) => setTimeout(r, 150 + Math.random() * 400));
+      await new Promise((r) => setTimeout(r, 100));
     }
   })();
   return async () => {
@@ -443,7 +462,7 @@ function startOperator(api: ApiClient, group: string, operatorNs: string) {
 }
 
 async function orderedTrial(api: ApiClient, trial: number, entry: string) {
-  const id = `tco${serial++}`;
+  const id = `tco${process.pid % 1000}t${serial++}`;
   const group = `${id}.kube-sweep.test`;
   const operatorNs = `${id}-operator`;
   const appNs = `${id}-app`;
@@ -478,7 +497,7 @@ async function orderedTrial(api: ApiClient, trial: number, entry: string) {
   await new Promise((res) => setTimeout(res, 1500));
   const events = auditSince(mark);
   // The last finalizer patch of stage 1's Widgets, then the first request of kube-sweep or its
-  // helm received after it that is not a watch: the next step starting.
+  // helm about this environment received after it that is not a watch: the next step starting.
   const patches = events.filter(
     (e) => e.stage === 'ResponseComplete' && agentOf(e) === 'operator' && e.verb === 'patch',
   );
@@ -492,6 +511,7 @@ async function orderedTrial(api: ApiClient, trial: number, entry: string) {
         (e) =>
           (agentOf(e) === 'kube-sweep' || agentOf(e) === 'helm') &&
           e.verb !== 'watch' &&
+          (e.requestURI.includes(`${id}-`) || e.requestURI.includes(`${id}.`)) && // this trial's
           Date.parse(e.requestReceivedTimestamp) >= at,
       )
       .sort((a, b) => Date.parse(a.requestReceivedTimestamp) - Date.parse(b.requestReceivedTimestamp))[0];
@@ -522,7 +542,7 @@ async function orderedTrial(api: ApiClient, trial: number, entry: string) {
 // --- main --------------------------------------------------------------------------------------
 const startedAt = new Date();
 log(`entries: ${[...entries].map(([k, v]) => `${k}=${v}`).join(', ')}; approaches: ${approaches.join(', ')}`);
-for (const size of values.sizes.split(',').map(Number)) {
+for (const size of values.sizes.split(',').filter(Boolean).map(Number)) {
   for (let run = 1; run <= Number(values.runs); run++) {
     // Turn the order each run, so that no approach always follows the same one.
     const order = approaches.map((_, i) => approaches[(i + run - 1) % approaches.length]!);
@@ -552,7 +572,7 @@ const summary: Record<string, unknown> = {
   loadAverageAtEnd: loadavg().map((x) => x.toFixed(1)),
   sizes: {} as Record<string, unknown>,
 };
-for (const size of values.sizes.split(',').map(Number)) {
+for (const size of values.sizes.split(',').filter(Boolean).map(Number)) {
   const of = (a: string) => measurements.filter((m) => m.size === size && m.approach === a);
   const wall = (a: string) => median(of(a).map((m) => m.wallS));
   const objects = size * 100;
