@@ -1,5 +1,6 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
+import { InputDefaults } from './config/inputs.js';
 import { findReleases } from './helm/discover-releases.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
@@ -369,6 +370,11 @@ export const modes: Record<
     return plannedBody(settings, inventory, await plan(settings, cluster, inventory, ports), ports);
   },
   async teardown(settings, cluster, ports) {
+    if (settings.stageTimeoutCapped) {
+      ports.info(
+        `stage-timeout is capped at the timeout (${settings.timeoutMs / 1000}s): the default ${InputDefaults['stage-timeout']} is longer, and 'stage-timeout' was not set`,
+      );
+    }
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
     // Checks that would make the teardown half-blind or reach out of scope: stop before anything is deleted.

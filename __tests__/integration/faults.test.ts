@@ -5,10 +5,11 @@
  * list response. kube-sweep retries what is worth retrying, finishes what it can, reports what
  * it could not do, and is never `clean` or `complete` when it did not look.
  *
- * Watches: kube-sweep uses none. Every wait polls with metadata lists (teardown/wait-gone.ts,
- * teardown/namespaces.ts), so "a watch that drops" has no counterpart; the fault that does
- * apply, a connection dropped in the middle of a list, is tested below with an HTTPS relay that
- * cuts the connection in the middle of the answer to the list it means (by path).
+ * Watches: every wait lists once and then watches from that list (teardown/wait-gone.ts,
+ * teardown/namespaces.ts); a watch that breaks falls back to lists. The API server restart
+ * below breaks the watch of a teardown wait (the log says so); a connection dropped in the
+ * middle of a list is tested below with an HTTPS relay that cuts the connection in the middle
+ * of the answer to the list it means (by path).
  *
  * These tests restart the API server of the cluster the tests use (test/cluster/
  * restart-apiserver.sh, same flags as up.sh) and SIGSTOP its etcd; each waits until the
@@ -160,10 +161,17 @@ test(
       expect(report.teardown!.stages[0]!.releases.map((r) => r.status)).toEqual(['uninstalled']);
       expect(report.teardown!.stages[0]!.remaining).toEqual([]);
       expect(report.teardown!.namespaces.map((n) => [n.name, n.status])).toEqual([[ns, 'deleted']]);
-      // It did see the outage (so the test did test something), and waited it out.
-      expect(log.some((l) => /the API server has not answered GET .* for \d+ s; still trying/.test(l))).toBe(
-        true,
-      );
+      // It did see the outage (so the test did test something), and waited it out: its watch
+      // broke, and the lists that followed were refused until the server was back (retried, or,
+      // when the server took longer than the retries, waited out with the outage budget).
+      expect(log.some((l) => /^watch of .* failed \(.*\); listing instead$/.test(l))).toBe(true);
+      expect(
+        log.some((l) =>
+          /the API server has not answered GET .* for \d+ s; still trying|retrying GET .*: ECONNREFUSED/.test(
+            l,
+          ),
+        ),
+      ).toBe(true);
     } finally {
       await removeNamespace(ns);
     }
@@ -251,13 +259,19 @@ test(
         'request-timeout': '2s',
       });
       await inTheWait(ns);
+      const paused = Date.now();
       await pauseEtcd(15_000);
+      const resumed = Date.now();
       await release(ns);
-      const { report, log, failures } = await run;
+      const { report, failures } = await run;
       expect(failures).toEqual([]);
       expect(report.verdict).toBe('clean');
       expect(report.teardown!.namespaces.map((n) => [n.name, n.status])).toEqual([[ns, 'deleted']]);
-      expect(log.some((l) => /retrying GET .* TimeoutError/.test(l))).toBe(true);
+      // The stage's wait spanned the pause (its watch is served from the API server's watch
+      // cache, so it sends no request that etcd must answer) and ended after it.
+      const stage = report.teardown!.stages[0]!;
+      expect(Date.parse(stage.startedAt)).toBeLessThan(paused);
+      expect(Date.parse(stage.endedAt)).toBeGreaterThan(resumed);
     } finally {
       await removeNamespace(ns);
     }
