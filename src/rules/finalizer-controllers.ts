@@ -5,8 +5,9 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { terminatingNamespaces } from './kubernetes-objects.js';
-import { groupOf, wasListed } from './snapshot-views.js';
+import { releaseNameAnnotation, releaseNamespaceAnnotation } from './helm-releases.js';
+import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
+import { groupOf, objectsOf, wasListed } from './snapshot-views.js';
 
 /**
  * Finalizers that Kubernetes itself removes, and which component does (kubernetes/kubernetes:
@@ -158,4 +159,53 @@ export function findControllers(inventory: Inventory, tokens: readonly string[])
       reason: `could not list ${unlisted.map((k) => k.resource).join(', ')} to look for its controller`,
     };
   return { result: 'none', tokens };
+}
+
+/** Where the controller of custom resources came from, as far as the snapshot tells. */
+export interface ControllerOrigin {
+  /** The CRD of the objects (`<plural>.<group>`). */
+  readonly crd: string;
+  /** Whether that CRD is being deleted (then `helm install` of a chart that templates it fails). */
+  readonly crdDeleting: boolean;
+  /** The Helm release that shipped the CRD, from its `meta.helm.sh/release-*` annotations. */
+  readonly release?: { readonly namespace: string; readonly name: string };
+  /** Deployments of that release still in the snapshot (scaled to zero, say), sorted. */
+  readonly deployments: readonly ObjectMetadata[];
+}
+
+/**
+ * Pure: the origin of the controller of `objects` when they are custom resources whose CRD is in
+ * the snapshot: the CRD, the Helm release that shipped it (the annotations Helm sets on every
+ * templated object; a CRD from a chart's `crds/` folder has none, Helm docs "Custom Resource
+ * Definitions") and that release's Deployments. Undefined for built-in kinds or an unknown CRD.
+ */
+export function controllerOrigin(
+  inventory: Inventory,
+  objects: readonly ObjectMetadata[],
+): ControllerOrigin | undefined {
+  const crds = fullObjectsOf(inventory, 'customresourcedefinitions');
+  for (const o of objects) {
+    const group = groupOf(o.apiVersion);
+    if (group === '') continue;
+    const crd = crds.find((c) => c.metadata?.name === `${o.resource}.${group}`);
+    if (!crd) continue;
+    const annotations = crd.metadata?.annotations ?? {};
+    const name = annotations[releaseNameAnnotation];
+    const namespace = annotations[releaseNamespaceAnnotation];
+    const release = name && namespace ? { namespace, name } : undefined;
+    const deployments = release
+      ? objectsOf(inventory, 'apps', 'deployments').filter(
+          (d) =>
+            d.annotations?.[releaseNameAnnotation] === release.name &&
+            d.annotations?.[releaseNamespaceAnnotation] === release.namespace,
+        )
+      : [];
+    return {
+      crd: `${o.resource}.${group}`,
+      crdDeleting: Boolean(crd.metadata?.deletionTimestamp),
+      ...(release ? { release } : {}),
+      deployments,
+    };
+  }
+  return undefined;
 }

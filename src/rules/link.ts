@@ -16,6 +16,10 @@
  *   namespace's pods (S11: pods that no kubelet confirms are what remains).
  * - NamespaceBlockedByFinalizer → PVCProtectionBlocked of the namespace's claims (S12).
  * - PVCProtectionBlocked → PodStuckTerminating of the pods that use the claim (S12).
+ * - Any finding about an object stored in a namespace that does not exist → that object's
+ *   OrphanInMissingNamespace; a finalizer group there → the OrphanInMissingNamespace of each
+ *   object waiting in it (S10: the namespace was force-finalized while they waited, so one
+ *   object gets one entry and one remedy: recreate the namespace and delete it properly).
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
@@ -113,6 +117,18 @@ function crdCauses(f: Finding, inventory: Inventory): string[] {
   return crd ? finalizerKeys(instancesOf(inventory, crd).filter(waitsForFinalizers)) : [];
 }
 
+/** Keys of the OrphanInMissingNamespace findings that explain `f`, when its namespace is missing. */
+function orphanCauses(f: Finding, inventory: Inventory): string[] {
+  const ns = f.object.namespace;
+  if (f.code === 'OrphanInMissingNamespace' || ns === undefined || inventory.namespaceNames.has(ns))
+    return [];
+  const waiting =
+    f.code === 'OperatorGoneFinalizer' || f.code === 'StuckFinalizer'
+      ? (inventory.byNamespace.get(ns) ?? []).filter(waitsForFinalizers).map(refOf)
+      : [];
+  return [f.object, ...waiting].map((ref) => findingKey('OrphanInMissingNamespace', ref));
+}
+
 /** Pure: the findings, each with `causedBy` set to the keys of the findings that cause it. */
 export function linkFindings(findings: readonly Finding[], inventory: Inventory): Finding[] {
   const keys = new Set(findings.map((f) => f.key));
@@ -133,7 +149,9 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
           : f.code === 'PVCProtectionBlocked'
             ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
             : [];
-    const causedBy = [...new Set(candidates.filter((k) => keys.has(k) && k !== f.key))];
+    const causedBy = [
+      ...new Set([...candidates, ...orphanCauses(f, inventory)].filter((k) => keys.has(k) && k !== f.key)),
+    ];
     return causedBy.length ? { ...f, causedBy } : f;
   });
 }

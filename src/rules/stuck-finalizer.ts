@@ -4,7 +4,9 @@ import type { Finding } from '../report/findings.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
+  controllerOrigin,
   findFinalizerControllers,
+  type ControllerOrigin,
   type ControllerSearch,
 } from './finalizer-controllers.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
@@ -45,17 +47,41 @@ function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
 }
 
 function describeSearch(finalizer: string, search: ControllerSearch): string {
+  const words = `the words of its domain (${search.result === 'unknown' ? '' : search.tokens.join(', ')})`;
   if (search.result === 'found')
-    return `looks like its controller (name, namespace or app label matching ${search.tokens.join(', ')}): ${search.candidates
+    return `its controller looks to be running: ${words} appear in the name, namespace or app label of ${search.candidates
       .slice(0, 5)
       .map(describeObject)
       .join(', ')}`;
   if (search.result === 'none')
     return (
-      `no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace has a ` +
-      `name, namespace or app label matching ${search.tokens.join(', ')} (from ${finalizer})`
+      `no controller for ${finalizer} appears to run: none of the Deployments, StatefulSets, DaemonSets, ` +
+      `ServiceAccounts and Leases outside Terminating namespaces has ${words} in its name, namespace or app label`
     );
   return `whether its controller runs is unknown: ${search.reason}`;
+}
+
+/**
+ * The first safe action for a finalizer no built-in controller removes: bring its controller
+ * back, naming the Deployment or the Helm release that shipped the objects' CRD when known.
+ */
+function restoreController(finalizer: string, origin: ControllerOrigin | undefined): string {
+  const release = origin?.release ? `Helm release ${origin.release.namespace}/${origin.release.name}` : '';
+  const deployment = origin?.deployments[0];
+  if (deployment && origin)
+    return (
+      `Bring back Deployment ${deployment.namespace}/${deployment.name} of ${release} (it shipped CRD ${origin.crd}): ` +
+      `scale it up or fix what stops it, and let it remove finalizer ${finalizer} after its cleanup.`
+    );
+  if (release && origin)
+    return (
+      `Run the controller of ${release} again (the release shipped CRD ${origin.crd}) and let it remove finalizer ` +
+      `${finalizer} after its cleanup` +
+      (origin.crdDeleting
+        ? `; CRD ${origin.crd} is being deleted, so a \`helm install\` that creates it fails: apply only the controller (its Deployment, ServiceAccount and RBAC).`
+        : '.')
+    );
+  return `Reinstall or scale up the operator that owns finalizer ${finalizer} and let it finish its cleanup.`;
 }
 
 interface Group {
@@ -106,6 +132,7 @@ export const stuckFinalizerRule: Rule = {
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
       const count = `${objects.length} object${objects.length === 1 ? '' : 's'}`;
       const inTerminatingNamespace = namespace !== undefined && terminating.has(namespace);
+      const origin = builtIn ? undefined : controllerOrigin(inventory, objects);
       findings.push(
         buildFinding(
           rule,
@@ -121,6 +148,12 @@ export const stuckFinalizerRule: Rule = {
                 objects.map((o) => `${describeObject(o)} (deletionTimestamp ${o.deletionTimestamp ?? ''})`),
               ),
               builtIn ? `removed by ${builtIn}` : describeSearch(finalizer, search!),
+              ...(origin?.release
+                ? [
+                    `CRD ${origin.crd} was shipped by Helm release ${origin.release.namespace}/${origin.release.name} ` +
+                      `(its meta.helm.sh annotations)${origin.deployments.length ? `, whose Deployments are ${origin.deployments.map((d) => d.name).join(', ')}` : ''}`,
+                  ]
+                : []),
               ...(inTerminatingNamespace && !builtIn
                 ? [
                     `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +
@@ -131,7 +164,7 @@ export const stuckFinalizerRule: Rule = {
             remediation: {
               summary: builtIn
                 ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
-                : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
+                : `${restoreController(finalizer, origin)} ` +
                   'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
                   'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
               commands: [...objects.map(getYaml), ...(builtIn ? [] : stripFinalizers(objects, finalizer))],

@@ -88,12 +88,12 @@ test('S02: NamespaceBlockedByFinalizer lists every object, caused by OperatorGon
     const commands = blocked!.remediation.commands;
     expect(commands.at(-3)).toMatch(/^# WARNING: removing finalizers/);
     expect(commands.slice(-2)).toEqual([
-      `kubectl patch services s1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
-      `kubectl patch widgets.${group} t1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+      `kubectl patch services s1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
+      `kubectl patch widgets.${group} t1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
     ]);
     expect(gone!.evidence).toContain(
-      'no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace has a ' +
-        `name, namespace or app label matching example (from ${cleanupFinalizer})`,
+      `no controller for ${cleanupFinalizer} appears to run: none of the Deployments, StatefulSets, DaemonSets, ` +
+        'ServiceAccounts and Leases outside Terminating namespaces has the words of its domain (example) in its name, namespace or app label',
     );
 
     // A Deployment that looks like the finalizer's controller: the finding softens to StuckFinalizer.
@@ -103,7 +103,7 @@ test('S02: NamespaceBlockedByFinalizer lists every object, caused by OperatorGon
     const stuck = withOperator.find((f) => f.code === 'StuckFinalizer');
     expect(withOperator.map((f) => f.code)).toEqual(['NamespaceBlockedByFinalizer', 'StuckFinalizer']);
     expect(stuck!.evidence).toContain(
-      `looks like its controller (name, namespace or app label matching example): deployments.apps ${operatorNs}/example-operator`,
+      `its controller looks to be running: the words of its domain (example) appear in the name, namespace or app label of deployments.apps ${operatorNs}/example-operator`,
     );
     expect(withOperator[0]!.causedBy).toEqual([findingKey('StuckFinalizer', subject)]);
   } finally {

@@ -39,7 +39,7 @@ test('S02: one OperatorGoneFinalizer for the finalizer, grouping both objects of
   expect(f!.evidence.map((e) => e.replace(/deletionTimestamp [^)]+/, 'deletionTimestamp …'))).toEqual([
     `services ${ns}/s1 (deletionTimestamp …)`,
     `widgets.${group} ${ns}/t1 (deletionTimestamp …)`,
-    'no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace has a name, namespace or app label matching example (from example.com/cleanup)',
+    'no controller for example.com/cleanup appears to run: none of the Deployments, StatefulSets, DaemonSets, ServiceAccounts and Leases outside Terminating namespaces has the words of its domain (example) in its name, namespace or app label',
     `namespace ${ns} is Terminating: if the controller for this finalizer lived in the namespace being deleted, it was deleted with it (delete such objects before their namespace)`,
   ]);
   // One JSON patch per object removes exactly this finalizer, guarded by a test op; last, after the warning.
