@@ -40,7 +40,7 @@ test('two root findings about the same object are one entry; info roots that pas
     about('a', cm),
     about('b', cm, { code: 'OrphanInMissingNamespace' }),
     about('c', cm, { causedBy: ['a'] }),
-    about('d', hook, { severity: 'info', code: 'HelmHookLeftover' }),
+    about('d', hook, { severity: 'info', code: 'HelmLeftover' }),
   ];
   const roots = rootCausesOf(findings, new Set(['a', 'b', 'c']));
   expect(
