@@ -5,7 +5,7 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { releaseNameAnnotation, releaseNamespaceAnnotation } from './helm-releases.js';
+import { helmReleaseOf, releaseNameAnnotation, releaseNamespaceAnnotation } from './helm-releases.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import { groupOf, objectsOf, wasListed } from './snapshot-views.js';
 
@@ -189,10 +189,7 @@ export function controllerOrigin(
     if (group === '') continue;
     const crd = crds.find((c) => c.metadata?.name === `${o.resource}.${group}`);
     if (!crd) continue;
-    const annotations = crd.metadata?.annotations ?? {};
-    const name = annotations[releaseNameAnnotation];
-    const namespace = annotations[releaseNamespaceAnnotation];
-    const release = name && namespace ? { namespace, name } : undefined;
+    const release = helmReleaseOf(crd.metadata?.annotations);
     const deployments = release
       ? objectsOf(inventory, 'apps', 'deployments').filter(
           (d) =>

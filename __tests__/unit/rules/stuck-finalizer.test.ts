@@ -153,3 +153,49 @@ test('deletions younger than the threshold are not reported', () => {
   const { fixture, inventory } = loadRecordedFixture('s02-operator-gone-finalizer');
   expect(rule.check(inventory, replayContext(fixture, { stuckAfterSeconds: 3600 }))).toEqual([]);
 });
+
+test('S06: the remedy names the Helm release that shipped the CRD (its annotations), and why helm install fails now', () => {
+  const { fixture, inventory } = loadRecordedFixture('s06-crd-stuck');
+  const crdName = fixture.names.crd!;
+  const annotated = withInventory(inventory, (data) => ({
+    ...data,
+    full: {
+      ...data.full,
+      customresourcedefinitions: (data.full.customresourcedefinitions ?? []).map((c) => {
+        const crd = c as { metadata?: { name?: string; annotations?: Record<string, string> } };
+        return crd.metadata?.name === crdName
+          ? {
+              ...crd,
+              metadata: {
+                ...crd.metadata,
+                annotations: {
+                  ...crd.metadata.annotations,
+                  'meta.helm.sh/release-name': 'operator',
+                  'meta.helm.sh/release-namespace': 'shop-operator',
+                },
+              },
+            }
+          : c;
+      }),
+    },
+  }));
+  const [f] = rule
+    .check(annotated, replayContext(fixture))
+    .filter((x) => x.object.namespace === fixture.names.namespace);
+  expect(f!.code).toBe('OperatorGoneFinalizer');
+  expect(f!.remediation.summary).toMatch(
+    new RegExp(
+      `^Run the controller of Helm release shop-operator/operator again \\(the release shipped CRD ${crdName.replace(/\./g, '\\.')}\\) and let it remove finalizer example\\.com/cleanup after its cleanup; CRD \\S+ is being deleted, so a \`helm install\` that creates it fails`,
+    ),
+  );
+  expect(f!.evidence).toContain(
+    `CRD ${crdName} was shipped by Helm release shop-operator/operator (its meta.helm.sh annotations)`,
+  );
+  // Without the annotations the remedy cannot name a release.
+  const [plain] = rule
+    .check(inventory, replayContext(fixture))
+    .filter((x) => x.object.namespace === fixture.names.namespace);
+  expect(plain!.remediation.summary).toMatch(
+    /^Reinstall or scale up the operator that owns finalizer example\.com\/cleanup/,
+  );
+});
