@@ -5,7 +5,7 @@ import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings } from '../config/settings.js';
 import { checkReportPath, execute } from '../main.js';
 import { publishToGitHub } from '../report/github/publish.js';
-import { keptAfterRun, renderMarkdown } from '../report/markdown.js';
+import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
 import { execaRunner } from '../util/command.js';
@@ -92,8 +92,6 @@ export function exitCodeOf(report: Report): number {
   return 0;
 }
 
-const where = (o: { kind: string; namespace?: string; name: string }) => objectLabel(o);
-
 /** The root causes first: one block per entry (code, object, what it explains, first action). */
 function textRootCauses(report: Report): string[] {
   const findings = report.findings;
@@ -110,12 +108,14 @@ function textRootCauses(report: Report): string[] {
     const explains = r.explains.length
       ? `: root cause of ${r.explains.length} (${[...new Set(r.explains.map((f) => f.code))].join(', ')})`
       : '';
-    out.push(`${r.finding.severity.toUpperCase().padEnd(7)} ${codes} ${where(r.finding.object)}${explains}`);
+    out.push(
+      `${r.finding.severity.toUpperCase().padEnd(7)} ${codes} ${objectLabel(r.finding.object)}${explains}`,
+    );
     out.push(`        ${r.finding.message}`);
     out.push(`        first: ${firstAction(r.finding)}`);
   }
   for (const r of roots.notes)
-    out.push(`note: ${r.finding.code} ${where(r.finding.object)}: ${r.finding.message}`);
+    out.push(`note: ${r.finding.code} ${objectLabel(r.finding.object)}: ${r.finding.message}`);
   return out;
 }
 
@@ -125,7 +125,8 @@ export function text(report: Report): string {
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
-  for (const k of keptAfterRun(report.teardown)) out.push(`kept on purpose: ${where(k.object)}, ${k.fate}`);
+  for (const k of keptAfterRun(report.teardown))
+    out.push(`kept on purpose: ${objectLabel(k.object)}, ${k.fate}`);
   if (report.plan) {
     for (const s of report.plan.stages) out.push(`stage ${s.index + 1}: ${s.releases.join(', ')}`);
     out.push(`namespaces to delete: ${report.plan.namespacesToDelete.join(', ') || '(none)'}`);
@@ -133,7 +134,7 @@ export function text(report: Report): string {
   if (report.dryRun) {
     out.push(`dry run: nothing was deleted; a teardown would delete ${report.dryRun.objectCount} object(s)`);
     for (const s of report.dryRun.stages)
-      for (const o of [...s.crdInstances, ...s.objects]) out.push(`  would delete: ${where(o)}`);
+      for (const o of [...s.crdInstances, ...s.objects]) out.push(`  would delete: ${objectLabel(o)}`);
     for (const n of report.dryRun.namespaces) out.push(`  would delete: namespace ${n}`);
   }
   if (report.teardown) out.push(...textTeardown(report.teardown));
@@ -154,11 +155,12 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
     for (const r of s.releases) out.push(`  ${r.release}: ${r.status}${r.message ? ` (${r.message})` : ''}`);
     for (const b of [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining])
       out.push(
-        `  still there: ${where(b)}` +
-          (b.finalizers.length ? ` finalizers [${b.finalizers.join(', ')}]` : ' (no finalizers)'),
+        `  left after its stage's wait: ${objectLabel(b)}` +
+          (b.finalizers.length ? ` finalizers [${b.finalizers.join(', ')}]` : ' (no finalizers)') +
+          `; ${blockerFate(b, deletedNamespacesOf(t))}`,
       );
   }
-  for (const b of t.hookLeftovers) out.push(`  left by a Helm hook: ${where(b)}`);
+  for (const b of t.hookLeftovers) out.push(`  left by a Helm hook: ${objectLabel(b)}`);
   for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors]) out.push(`  could not check: ${e}`);
   for (const n of t.namespaces) {
     out.push(`  namespace ${n.name}: ${n.status}`);

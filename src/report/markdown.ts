@@ -20,10 +20,29 @@ function objectName(b: { kind: string; namespace?: string; name: string }): stri
   return codeSpan(`${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
 }
 
-function blockerRow(b: Blocker): string {
+function blockerRow(b: Blocker, deletedNamespaces: ReadonlySet<string>): string {
   const fin = b.finalizers.length ? b.finalizers.map(codeSpan).join(', ') : '—';
   const state = b.deletionTimestamp ? `deleting since ${b.deletionTimestamp}` : 'not being deleted';
-  return `| ${objectName(b)} | ${fin} | ${state} |`;
+  return `| ${objectName(b)} | ${fin} | ${state} | ${blockerFate(b, deletedNamespaces)} |`;
+}
+
+/**
+ * Pure: what is true of an object left after its stage's wait at the end of the run: gone when
+ * the teardown then deleted its namespace (the namespace controller deletes all it stores, and
+ * a namespace is `deleted` only once it is gone), else still there when its stage ended.
+ */
+export function blockerFate(
+  b: { readonly namespace?: string },
+  deletedNamespaces: ReadonlySet<string>,
+): string {
+  return b.namespace !== undefined && deletedNamespaces.has(b.namespace)
+    ? 'gone later, with its namespace'
+    : 'still there when its stage ended';
+}
+
+/** Names of the namespaces a teardown deleted (and saw gone). */
+export function deletedNamespacesOf(t: TeardownResult): ReadonlySet<string> {
+  return new Set(t.namespaces.filter((n) => n.status === 'deleted').map((n) => n.name));
 }
 
 function seconds(ms: number): string {
@@ -108,7 +127,7 @@ export function keptAfterRun(
   t: TeardownResult | undefined,
 ): { readonly object: TeardownResult['stages'][number]['kept'][number]; readonly fate: string }[] {
   if (!t) return [];
-  const deleted = new Set(t.namespaces.filter((n) => n.status === 'deleted').map((n) => n.name));
+  const deleted = deletedNamespacesOf(t);
   return t.stages
     .flatMap((s) => s.kept)
     .map((object) => ({
@@ -176,8 +195,13 @@ function renderTeardown(t: TeardownResult): string[] {
   out.push('');
   const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
   if (blockers.length) {
-    out.push('#### Still there', '', '| object | finalizers | state |', '| --- | --- | --- |');
-    for (const b of blockers) out.push(blockerRow(b));
+    out.push(
+      "#### Left after their stage's wait",
+      '',
+      '| object | finalizers | state | after the run |',
+      '| --- | --- | --- | --- |',
+    );
+    for (const b of blockers) out.push(blockerRow(b, deletedNamespacesOf(t)));
     out.push('');
   }
   out.push(...renderTeardownGaps(t));
