@@ -1,4 +1,10 @@
-import { fitSummary, keptAfterRun, renderFindings, renderRemediation } from '../../../src/report/markdown.js';
+import {
+  blockerFate,
+  fitSummary,
+  keptAfterRun,
+  renderFindings,
+  renderRemediation,
+} from '../../../src/report/markdown.js';
 import { firstAction, rootCausesOf } from '../../../src/report/root-causes.js';
 import type { Finding } from '../../../src/report/findings.js';
 
@@ -91,6 +97,11 @@ test('kept objects say what became of them after the run', () => {
     'state: then deleted with its namespace',
     'cfg: still there',
   ]);
+  // The same holds for objects left after their stage's wait.
+  const deleted = new Set(['gone-ns']);
+  expect(blockerFate({ namespace: 'gone-ns' }, deleted)).toBe('gone later, with its namespace');
+  expect(blockerFate({ namespace: 'stays' }, deleted)).toBe('still there when its stage ended');
+  expect(blockerFate({}, deleted)).toBe('still there when its stage ended');
 });
 
 test('a summary over the limit is cut at a block boundary, fences and details closed, with a note', () => {
