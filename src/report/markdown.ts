@@ -3,7 +3,7 @@ import type { InventorySummary, PlanSummary, Report, Verdict } from './report.js
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { Blocker } from '../teardown/wait-gone.js';
-import type { Finding } from './findings.js';
+import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { firstAction, objectLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
 

@@ -1,4 +1,4 @@
-import { objectPath, type Finding } from './findings.js';
+import { objectPath, type Finding } from '../rules/findings.js';
 
 /**
  * One entry of "what is wrong": a finding nothing in the run causes, the other root findings

@@ -1,4 +1,4 @@
-import type { Severity } from '../report/findings.js';
+import type { Severity } from './severity.js';
 
 /** What a finding code means, as data: its default severity and a one-line title. */
 export interface FindingCodeInfo {

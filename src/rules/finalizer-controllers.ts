@@ -3,11 +3,12 @@
  * the controller that removes it); for any other finalizer a heuristic looks for a running
  * controller in the snapshot (see `findFinalizerControllers`).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { helmReleaseOf, releaseNameAnnotation, releaseNamespaceAnnotation } from './helm-releases.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
-import { groupOf, objectsOf, wasListed } from './snapshot-views.js';
+import { objectsOf, wasListed } from './snapshot-views.js';
 
 /**
  * Finalizers that Kubernetes itself removes, and which component does (kubernetes/kubernetes:

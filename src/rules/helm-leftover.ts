@@ -1,6 +1,7 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { instancesOf } from './crd-stuck.js';
 import { buildFinding } from './finding-builder.js';
 import {
@@ -18,7 +19,7 @@ import { getYaml } from './kubectl.js';
 import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
-import { describeObject, groupOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, refOf, typeNameOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 

@@ -4,7 +4,7 @@
  * one line here, its codes in codes.ts and docs/finding-codes.md, and its fixture test.
  */
 import type { Inventory } from '../inventory/snapshot.js';
-import { sortFindings, type Finding } from '../report/findings.js';
+import { sortFindings, type Finding } from './findings.js';
 import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
 import { crdStuckRule } from './crd-stuck.js';
 import { helmLeftoverRule } from './helm-leftover.js';
@@ -42,7 +42,7 @@ export const rules: readonly Rule[] = [
 
 /**
  * Pure: runs `selected` rules (default: all) over the snapshot, sets `causedBy` (link.ts) and
- * returns the findings sorted (report/findings.ts `compareFindings`). Never calls the API.
+ * returns the findings sorted (rules/findings.ts `compareFindings`). Never calls the API.
  */
 export function runRules(
   inventory: Inventory,

@@ -21,15 +21,16 @@
  *   object waiting in it (S10: the namespace was force-finalized while they waited, so one
  *   object gets one entry and one remedy: recreate the namespace and delete it properly).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
-import { groupOf, refOf, waitsForFinalizers } from './snapshot-views.js';
+import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 const apiServiceKey = (name: string) =>

@@ -7,7 +7,7 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { findControllers, nameTokens } from './finalizer-controllers.js';
 import { isInstalled, releaseHistories, releaseId, releaseNameAnnotation } from './helm-releases.js';

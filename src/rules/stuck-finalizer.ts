@@ -1,6 +1,7 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
@@ -18,7 +19,6 @@ import {
   capLines,
   describeObject,
   formatDuration,
-  groupOf,
   refOf,
   stuckDeletionAge,
 } from './snapshot-views.js';

@@ -4,7 +4,7 @@
  * finalizer (NamespaceBlockedByFinalizer), say the operator is gone (OperatorGoneFinalizer)
  * and link the two. Then a Deployment that looks like the operator appears: StuckFinalizer.
  */
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
 import { createNamespace, deleteIfPresent, uniqueName } from '../support/cluster.js';
 import {

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inFlagTerms, main, text, usage } from '../../../src/cli/index.js';
-import type { Finding } from '../../../src/report/findings.js';
+import type { Finding } from '../../../src/rules/findings.js';
 import type { Report } from '../../../src/report/report.js';
 
 async function cli(args: string[]) {

@@ -6,7 +6,7 @@ import {
   renderRemediation,
 } from '../../../src/report/markdown.js';
 import { firstAction, rootCausesOf } from '../../../src/report/root-causes.js';
-import type { Finding } from '../../../src/report/findings.js';
+import type { Finding } from '../../../src/rules/findings.js';
 
 const finding = (key: string, causedBy?: string[]): Finding =>
   ({

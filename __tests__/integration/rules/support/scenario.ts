@@ -10,7 +10,7 @@ import { KubernetesApiError } from '../../../../src/cluster/errors.js';
 import { collectInventory } from '../../../../src/inventory/collect.js';
 import type { Inventory, InventoryData } from '../../../../src/inventory/snapshot.js';
 import type { ObjectMetadata } from '../../../../src/inventory/types.js';
-import type { Finding } from '../../../../src/report/findings.js';
+import type { Finding } from '../../../../src/rules/findings.js';
 import { runRules } from '../../../../src/rules/index.js';
 import type { RuleContext } from '../../../../src/rules/rule.js';
 import { waitFor } from '../../../../src/util/wait.js';
