@@ -17,9 +17,6 @@ const emptyMeans: Partial<Record<InputName, string>> = {
   [Inputs.scanScope]: 'cluster for scan, environment otherwise',
   [Inputs.reportPath]: 'no file (--output json prints the report)',
   [Inputs.githubToken]: '$GITHUB_TOKEN',
-  [Inputs.namespaces]: 'none',
-  [Inputs.selector]: 'none',
-  [Inputs.releases]: 'none',
 };
 
 /** Pure: rows of two columns, the first padded to the widest (plus two spaces). */
