@@ -7,7 +7,7 @@ import { buildFinding } from './finding-builder.js';
 import {
   hookAnnotation,
   isInstalled,
-  releaseHistories,
+  releaseHistoriesById,
   releaseId,
   releaseNameAnnotation,
   releaseNamespaceAnnotation,
@@ -244,7 +244,7 @@ export const helmLeftoverRule: Rule = {
   codes: ['HelmLeftover'],
   check(inventory, context) {
     if (!wasListed(inventory, '', 'secrets')) return [];
-    const histories = new Map(releaseHistories(inventory).map((h) => [releaseId(h.namespace, h.name), h]));
+    const histories = releaseHistoriesById(inventory);
     const installed = [...histories.values()].filter(isInstalled);
     const installedIds = new Set(installed.map((h) => releaseId(h.namespace, h.name)));
     const namespacesWithReleases = new Set(installed.map((h) => h.namespace));

@@ -20,6 +20,7 @@
  *   OrphanInMissingNamespace; a finalizer group there → the OrphanInMissingNamespace of each
  *   object waiting in it (S10: the namespace was force-finalized while they waited, so one
  *   object gets one entry and one remedy: recreate the namespace and delete it properly).
+ * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21).
  */
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
@@ -29,6 +30,7 @@ import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from '.
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
+import { recordLostCauses } from './helm-release-record-lost.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
 import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
@@ -149,7 +151,9 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
           ? crdCauses(f, inventory)
           : f.code === 'PVCProtectionBlocked'
             ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
-            : [];
+            : f.code === 'HelmReleaseRecordLost'
+              ? recordLostCauses(f, inventory)
+              : [];
     const causedBy = [
       ...new Set([...candidates, ...orphanCauses(f, inventory)].filter((k) => keys.has(k) && k !== f.key)),
     ];

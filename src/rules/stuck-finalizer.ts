@@ -2,13 +2,14 @@ import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
+import { attacherHolds, goneDrivers } from './csi-driver-gone.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
   controllerOrigin,
+  describeControllerSearch,
   findFinalizerControllers,
   type ControllerOrigin,
-  type ControllerSearch,
 } from './finalizer-controllers.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
@@ -46,21 +47,6 @@ function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
   ); // crd-stuck
 }
 
-function describeSearch(finalizer: string, search: ControllerSearch): string {
-  const words = `the words of its domain (${search.result === 'unknown' ? '' : search.tokens.join(', ')})`;
-  if (search.result === 'found')
-    return `its controller looks to be running: ${words} appear in the name, namespace or app label of ${search.candidates
-      .slice(0, 5)
-      .map(describeObject)
-      .join(', ')}`;
-  if (search.result === 'none')
-    return (
-      `no controller for ${finalizer} appears to run: none of the Deployments, StatefulSets, DaemonSets, ` +
-      `ServiceAccounts and Leases outside Terminating namespaces has ${words} in its name, namespace or app label`
-    );
-  return `whether its controller runs is unknown: ${search.reason}`;
-}
-
 /**
  * The first safe action for a finalizer no built-in controller removes: bring its controller
  * back, naming the Deployment or the Helm release that shipped the objects' CRD when known.
@@ -92,10 +78,12 @@ interface Group {
 
 function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
   const groups = new Map<string, Group>();
+  // csi-driver-gone reports the attacher finalizers of drivers that no longer run.
+  const csiHeld = new Set(goneDrivers(inventory).map((d) => d.finalizer));
   for (const o of inventory.objects) {
     if (!o.finalizers?.length || stuckDeletionAge(o.deletionTimestamp, context) === undefined) continue;
     for (const finalizer of o.finalizers) {
-      if (reportedElsewhere(o, finalizer)) continue;
+      if (reportedElsewhere(o, finalizer) || csiHeld.has(finalizer)) continue;
       const key = `${o.namespace ?? ''}\0${finalizer}`;
       const group = groups.get(key) ?? { namespace: o.namespace, finalizer, objects: [] };
       group.objects.push(o);
@@ -114,8 +102,10 @@ function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
  * other finalizer, `findFinalizerControllers` looks for its controller: when nothing in the
  * cluster looks like it, `OperatorGoneFinalizer` (error; scenarios S02, S03: the operator was
  * uninstalled before its objects were deleted); otherwise, or when that cannot be told,
- * `StuckFinalizer` (warning). Namespaces and the CRD cleanup finalizer are left to
- * namespace-stuck and crd-stuck.
+ * `StuckFinalizer` (warning). A candidate counts only when it is live (controller-liveness.ts),
+ * and the evidence names the object taken as the controller and why. Namespaces, the CRD
+ * cleanup finalizer and the attacher finalizers of CSI drivers that no longer run are left to
+ * namespace-stuck, crd-stuck and csi-driver-gone.
  */
 export const stuckFinalizerRule: Rule = {
   name: rule,
@@ -124,9 +114,13 @@ export const stuckFinalizerRule: Rule = {
   check(inventory, context) {
     const findings: Finding[] = [];
     const terminating = terminatingNamespaces(inventory);
+    // An attacher finalizer names no controller: its driver's search (csi-driver-gone.ts) stands in.
+    const attacherSearches = new Map(attacherHolds(inventory).map((h) => [h.finalizer, h.search]));
     for (const { namespace, finalizer, objects } of groupByFinalizer(inventory, context)) {
       const builtIn = builtInFinalizers[finalizer];
-      const search = builtIn ? undefined : findFinalizerControllers(inventory, finalizer);
+      const search = builtIn
+        ? undefined
+        : (attacherSearches.get(finalizer) ?? findFinalizerControllers(inventory, finalizer));
       const gone = search?.result === 'none';
       const oldest = Math.max(...objects.map((o) => ageSeconds(o.deletionTimestamp, context.now) ?? 0));
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
@@ -147,7 +141,7 @@ export const stuckFinalizerRule: Rule = {
               ...capLines(
                 objects.map((o) => `${describeObject(o)} (deletionTimestamp ${o.deletionTimestamp ?? ''})`),
               ),
-              builtIn ? `removed by ${builtIn}` : describeSearch(finalizer, search!),
+              builtIn ? `removed by ${builtIn}` : describeControllerSearch(search!, finalizer),
               ...(origin?.release
                 ? [
                     `CRD ${origin.crd} was shipped by Helm release ${origin.release.namespace}/${origin.release.name} ` +

@@ -103,6 +103,19 @@ export async function createDeployment(
   });
 }
 
+/** Waits until Deployment `<namespace>/<name>` has an available replica (kwok runs its pods). */
+export async function waitAvailable(api: ApiClient, namespace: string, name: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const d = await api.request<{ status?: { availableReplicas?: number } }>({
+        path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+      });
+      return { done: (d.status?.availableReplicas ?? 0) > 0, value: d.status };
+    },
+    { timeoutMs: 90_000, description: `deployment ${namespace}/${name} to have an available replica` },
+  );
+}
+
 /** Waits until the object at `path` has condition `type` with `status` (default True); returns all its conditions. */
 export async function waitForCondition(
   api: ApiClient,
