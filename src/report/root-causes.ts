@@ -89,8 +89,16 @@ function isIn(e: { finding: Finding; sameObject: readonly Finding[] }, f: Findin
  */
 export function firstAction(f: Finding): string {
   const summary = f.remediation.summary.trim();
-  const end = summary.search(/[.;:](\s|$)/);
-  return end < 0 ? summary : summary.slice(0, end + 1).replace(/[;:]$/, '.');
+  // The first `.`, `;` or `:` that ends a clause outside parentheses.
+  let depth = 0;
+  for (let i = 0; i < summary.length; i++) {
+    const c = summary[i]!;
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && '.;:'.includes(c) && (i + 1 === summary.length || /\s/.test(summary[i + 1]!)))
+      return `${summary.slice(0, i)}.`;
+  }
+  return summary;
 }
 
 /** `Kind namespace/name` (namespace omitted for cluster-scoped objects). */

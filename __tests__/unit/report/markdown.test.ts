@@ -76,6 +76,9 @@ test('the first safe action is the first sentence of the remedy', () => {
   );
   expect(f('Delete APIService v1.x.example.com. Then retry.')).toBe('Delete APIService v1.x.example.com.');
   expect(f('no stop')).toBe('no stop');
+  expect(f('Resolve what holds them (see the findings: a, b). Then go.')).toBe(
+    'Resolve what holds them (see the findings: a, b).',
+  );
 });
 
 test('kept objects say what became of them after the run', () => {
