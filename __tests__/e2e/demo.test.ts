@@ -175,7 +175,7 @@ test('the broken demo environment: the step fails, and the findings name the cau
       expect.arrayContaining([
         expect.stringMatching(
           new RegExp(
-            `^no controller for ${group.replace(/\./g, '\\.')}/cleanup appears to run: none of the Deployments, StatefulSets, DaemonSets, ServiceAccounts and Leases outside Terminating namespaces has the words of its domain \\(`,
+            `^no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet \\(available replicas\\) or Lease \\(renewed within its duration\\) outside a Terminating namespace carries the words [^()]+ \\(from ${group.replace(/\./g, '\\.')}/cleanup\\) in its name, namespace or app label$`,
           ),
         ),
         `CRD widgets.${group} was shipped by Helm release ${prefix}-operator/operator (its meta.helm.sh annotations)`,
