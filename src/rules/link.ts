@@ -22,6 +22,10 @@
  * - StuckFinalizer of `foregroundDeletion` → the findings about the dependents with
  *   `blockOwnerDeletion` that the owners wait for (foreground-deletion.ts): their finalizer
  *   findings and any finding about the dependent object itself.
+ * - Any finding about an object stored in a namespace that does not exist → that object's
+ *   OrphanInMissingNamespace; a finalizer group there → the OrphanInMissingNamespace of each
+ *   object waiting in it (S10: the namespace was force-finalized while they waited, so one
+ *   object gets one entry and one remedy: recreate the namespace and delete it properly).
  * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21).
  */
 import { groupOf } from '../cluster/api-version.js';
@@ -186,6 +190,18 @@ export function findingsByObject(findings: readonly Finding[]): Map<string, stri
   return byObject;
 }
 
+/** Keys of the OrphanInMissingNamespace findings that explain `f`, when its namespace is missing. */
+function orphanCauses(f: Finding, inventory: Inventory): string[] {
+  const ns = f.object.namespace;
+  if (f.code === 'OrphanInMissingNamespace' || ns === undefined || inventory.namespaceNames.has(ns))
+    return [];
+  const waiting =
+    f.code === 'OperatorGoneFinalizer' || f.code === 'StuckFinalizer'
+      ? (inventory.byNamespace.get(ns) ?? []).filter(waitsForFinalizers).map(refOf)
+      : [];
+  return [f.object, ...waiting].map((ref) => findingKey('OrphanInMissingNamespace', ref));
+}
+
 /** Pure: the findings, each with `causedBy` set to the keys of the findings that cause it. */
 export function linkFindings(findings: readonly Finding[], inventory: Inventory): Finding[] {
   const keys = new Set(findings.map((f) => f.key));
@@ -213,7 +229,9 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
               : f.key === foregroundKey(f)
                 ? foregroundCauses(f, inventory, byObject)
                 : [];
-    const causedBy = [...new Set(candidates.filter((k) => keys.has(k) && k !== f.key))];
+    const causedBy = [
+      ...new Set([...candidates, ...orphanCauses(f, inventory)].filter((k) => keys.has(k) && k !== f.key)),
+    ];
     return causedBy.length ? { ...f, causedBy } : f;
   });
 }

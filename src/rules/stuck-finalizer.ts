@@ -6,8 +6,10 @@ import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
+  controllerOrigin,
   describeControllerSearch,
   findFinalizerControllers,
+  type ControllerOrigin,
 } from './finalizer-controllers.js';
 import { foregroundFinalizer, foregroundWait } from './foreground-deletion.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
@@ -44,6 +46,29 @@ function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
     o.resource === 'customresourcedefinitions' &&
     finalizer === 'customresourcecleanup.apiextensions.k8s.io'
   ); // crd-stuck
+}
+
+/**
+ * The first safe action for a finalizer no built-in controller removes: bring its controller
+ * back, naming the Deployment or the Helm release that shipped the objects' CRD when known.
+ */
+function restoreController(finalizer: string, origin: ControllerOrigin | undefined): string {
+  const release = origin?.release ? `Helm release ${origin.release.namespace}/${origin.release.name}` : '';
+  const deployment = origin?.deployments[0];
+  if (deployment && origin)
+    return (
+      `Bring back Deployment ${deployment.namespace}/${deployment.name} of ${release} (it shipped CRD ${origin.crd}): ` +
+      `scale it up or fix what stops it, and let it remove finalizer ${finalizer} after its cleanup.`
+    );
+  if (release && origin)
+    return (
+      `Run the controller of ${release} again (the release shipped CRD ${origin.crd}) and let it remove finalizer ` +
+      `${finalizer} after its cleanup` +
+      (origin.crdDeleting
+        ? `; CRD ${origin.crd} is being deleted, so a \`helm install\` that creates it fails: apply only the controller (its Deployment, ServiceAccount and RBAC).`
+        : '.')
+    );
+  return `Reinstall or scale up the operator that owns finalizer ${finalizer} and let it finish its cleanup.`;
 }
 
 interface Group {
@@ -106,6 +131,7 @@ export const stuckFinalizerRule: Rule = {
       const inTerminatingNamespace = namespace !== undefined && terminating.has(namespace);
       // Foreground deletion: name the dependents it waits for (the linker links what holds them).
       const waits = finalizer === foregroundFinalizer ? foregroundWait(inventory, objects) : undefined;
+      const origin = builtIn ? undefined : controllerOrigin(inventory, objects);
       findings.push(
         buildFinding(
           rule,
@@ -123,6 +149,12 @@ export const stuckFinalizerRule: Rule = {
               ),
               builtIn ? `removed by ${builtIn}` : describeControllerSearch(search!, finalizer),
               ...(waits?.evidence ?? []),
+              ...(origin?.release
+                ? [
+                    `CRD ${origin.crd} was shipped by Helm release ${origin.release.namespace}/${origin.release.name} ` +
+                      `(its meta.helm.sh annotations)${origin.deployments.length ? `, whose Deployments are ${origin.deployments.map((d) => d.name).join(', ')}` : ''}`,
+                  ]
+                : []),
               ...(inTerminatingNamespace && !builtIn
                 ? [
                     `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +
@@ -136,7 +168,7 @@ export const stuckFinalizerRule: Rule = {
                   'collector then deletes them and removes foregroundDeletion.'
                 : builtIn
                   ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
-                  : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
+                  : `${restoreController(finalizer, origin)} ` +
                     'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
                     'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
               commands: [

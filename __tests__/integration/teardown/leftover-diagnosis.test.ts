@@ -76,7 +76,7 @@ test('a cluster-scoped object of the release left with a finalizer: the still-th
     expect(report.failing).toContain(key);
     const row = summary.split('\n').find((l) => l.startsWith(`| \`ClusterRole ${clusterRole}\``));
     expect(row).toContain(`| \`${rootCauses[0]!.code}\` on \`ClusterRole ${clusterRole}\` |`);
-    expect(summary).toContain('| object | finalizers | state | root cause (see Findings) |');
+    expect(summary).toContain('| object | finalizers | state | after the run | root cause (see Findings) |');
   } finally {
     await removeFinalizers(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${clusterRole}`);
     await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${clusterRole}`);
@@ -279,7 +279,7 @@ test('a healthy environment still ends clean, with no finding and no leftover', 
     expect(report.verdict).toBe('clean');
     expect(report.findings).toEqual([]);
     expect(report.leftovers).toBeUndefined();
-    expect(summary).not.toContain('#### Still there');
+    expect(summary).not.toContain("#### Left after their stage's wait");
   } finally {
     await deleteNamespaceEventually(api, ns);
   }

@@ -40,6 +40,9 @@ const report: Report = {
         unverifiableKinds: [],
         errors: [],
         durationMs: 0,
+        startedAt: '2026-11-30T20:00:00.000Z',
+        endedAt: '2026-11-30T20:00:00.000Z',
+        stepsMs: { crdInstances: 0, uninstall: 0, wait: 0 },
       },
     ],
     namespaces: [],
@@ -71,9 +74,9 @@ const report: Report = {
 
 test("the still-there table links each leftover to its root cause's code and object, or says why not", () => {
   const md = renderMarkdown(report);
-  expect(md).toContain('| object | finalizers | state | root cause (see Findings) |');
+  expect(md).toContain('| object | finalizers | state | after the run | root cause (see Findings) |');
   expect(md).toContain(
-    '| `ClusterRole pr-1-reader` | `example.com/hold` | deleting since 2026-11-30T20:00:00Z | `OperatorGoneFinalizer` on `ClusterRole pr-1-reader` |',
+    '| `ClusterRole pr-1-reader` | `example.com/hold` | deleting since 2026-11-30T20:00:00Z | still there when its stage ended | `OperatorGoneFinalizer` on `ClusterRole pr-1-reader` |',
   );
   const unexplained = md.split('\n').find((l) => l.includes('gone by the scan after the teardown'));
   expect(unexplained).toMatch(

@@ -63,8 +63,8 @@ test('S02: NamespaceBlockedByFinalizer lists each object with its finalizer, fro
     `kubectl get widgets.${group} t1 -n ${ns} -o yaml`,
     '# Do NOT clear spec.finalizers of the namespace or PUT /api/v1/namespaces/<ns>/finalize: its objects would stay in etcd, unreachable',
     expect.stringMatching(/^# WARNING: removing finalizers skips the cleanup/),
-    `kubectl patch services s1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
-    `kubectl patch widgets.${group} t1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+    `kubectl patch services s1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
+    `kubectl patch widgets.${group} t1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
   ]);
 });
 

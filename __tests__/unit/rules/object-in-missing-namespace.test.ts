@@ -28,7 +28,7 @@ test('S10: every object of the force-finalized namespace, none of the namespace 
     `kubectl get configmaps cm1 -n ${ns} -o yaml`,
     `kubectl delete namespace ${ns} --wait=false`,
     expect.stringMatching(/^# WARNING: /),
-    `kubectl patch configmaps cm1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+    `kubectl patch configmaps cm1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
   ]);
 });
 
