@@ -9,6 +9,7 @@ import { publishToGitHub } from './report/github/publish.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
 import type { CommandRunner } from './util/command.js';
+import { cleanupOnSignal } from './util/signal-cleanup.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
 export interface ActionPorts extends EnginePorts {
@@ -81,22 +82,6 @@ function errorMessage(error: unknown): string {
 }
 
 /**
- * Until the returned function is called, SIGINT or SIGTERM delete `path` and end the process
- * with 128 + the signal's number (a cancelled CLI run leaves no kubeconfig copy behind).
- */
-function removeFileOnSignal(path: string): () => void {
-  const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
-    const handler = () => {
-      rmSync(path, { force: true });
-      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-    };
-    process.once(signal, handler);
-    return [signal, handler] as const;
-  });
-  return () => handlers.forEach(([signal, handler]) => process.off(signal, handler));
-}
-
-/**
  * Opens the cluster the settings name and runs the mode's strategy (engine.ts). Shared by the
  * action and the CLI.
  * @returns the report; `verdict: 'error'` (with `error` set) when anything stopped the run.
@@ -125,7 +110,9 @@ export async function execute(
       }),
     );
     ports.onConnected?.(cluster);
-    if (ports.removeKubeconfig) removeOnSignal = removeFileOnSignal(cluster.kubeconfigPath);
+    // Until the run ends, SIGINT/SIGTERM remove the copy before the process exits (util/signal-cleanup.ts).
+    const path = cluster.kubeconfigPath;
+    if (ports.removeKubeconfig) removeOnSignal = cleanupOnSignal(() => rmSync(path, { force: true }));
     const body = await modes[settings.mode](settings, cluster, ports);
     return {
       schemaVersion: 1,

@@ -7,9 +7,19 @@ import { checkReportPath, execute } from '../main.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/report.js';
+import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
+import { cleanupOnSignal } from '../util/signal-cleanup.js';
+import { buildInfo, versionLine } from './version.js';
 
 const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
+
+/** The three ways to install (README "CLI" and docs/install.md say the same). */
+const install = `Install (any one of):
+  npm i -g kube-sweep                npm package (Node 24); or run it once: npx kube-sweep scan ...
+  kube-sweep-linux-x64               single executable, no Node needed (scripts/sea.mjs builds it)
+  kubectl-sweep on PATH              kubectl plugin: kubectl sweep scan ... (the same binary renamed,
+                                     or npm i -g, or krew: kubectl krew install --manifest=plugins/sweep.yaml)`;
 
 const usage = `Usage: kube-sweep <command> [options]
 
@@ -30,10 +40,50 @@ ${Object.values(Inputs)
   )
   .join('\n')}
   --output <format>        text (default), markdown or json
+  --version                print the version and the commit it was built from
   --help
 
 Exit codes: 0 done (clean, planned, or inventory read), 1 leftovers (the teardown left things
 behind, or findings over --fail-on), 2 it could not run (bad input, cluster unreachable).`;
+
+/**
+ * `--cluster kind` in the CLI: the cluster the run created is deleted when the run ends, and on
+ * SIGINT/SIGTERM before the process exits (util/signal-cleanup.ts), unless `--kind-keep true`;
+ * a cluster that existed before (reused) is never deleted. This is what the action's post step
+ * does (src/post.ts); a signal that arrives while `kind create cluster` itself runs is left to kind.
+ * @returns `created`, the hook for execute's onKindCluster, and `done`, which deletes the cluster
+ *   (if due) and resolves to a warning when the delete failed (the verdict stays the run's).
+ */
+function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line: string) => void) {
+  let cluster: KindCluster | undefined;
+  let unregister: (() => void) | undefined;
+  let deleted: Promise<string | undefined> | undefined;
+  const remove = (): Promise<string | undefined> =>
+    (deleted ??= deleteKindCluster(cluster!.name, execaRunner).then(
+      () => {
+        info(`deleted kind cluster '${cluster!.name}' (created by this run; --kind-keep true keeps it)`);
+        return undefined;
+      },
+      (error: unknown) => {
+        const message = `kind cluster '${cluster!.name}' was not deleted: ${(error as Error).message}`;
+        warning(message);
+        return message;
+      },
+    ));
+  return {
+    created: (kind: KindCluster) => {
+      cluster = kind;
+      if (!kind.created) info(`kind cluster '${kind.name}' existed before this run: it is kept`);
+      else if (keep) info(`kind cluster '${kind.name}' is kept (--kind-keep true)`);
+      else unregister = cleanupOnSignal(async () => void (await remove()));
+    },
+    done: async (): Promise<string | undefined> => {
+      if (!unregister) return undefined;
+      unregister();
+      return remove();
+    },
+  };
+}
 
 /** Pure: the exit code of a report (0 done, 1 leftovers, 2 could not run). */
 export function exitCodeOf(report: Report): number {
@@ -136,6 +186,7 @@ export async function main(
         ),
         output: { type: 'string', default: 'text' },
         help: { type: 'boolean', default: false },
+        version: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -149,7 +200,11 @@ export async function main(
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    out(usage + '\n');
+    out(`${install}\n\n${usage}\n`);
+    return 0;
+  }
+  if (values.version) {
+    out(versionLine(buildInfo()) + '\n');
     return 0;
   }
   const command = positionals[0] ?? '';
@@ -177,7 +232,9 @@ export async function main(
     return 2;
   }
   const progress = (line: string) => err(`• ${line}\n`);
+  const kind = kindCleanup(settings.kind.keep, progress, (line) => err(`! ${line}\n`));
   let report = await execute(settings, {
+    onKindCluster: kind.created,
     info: progress,
     warning: (line) => err(`! ${line}\n`),
     group: async (title, fn) => {
@@ -189,6 +246,8 @@ export async function main(
     setSecret: () => {},
     removeKubeconfig: true,
   });
+  const kindWarning = await kind.done();
+  if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
   if (settings.github.prComment || settings.github.checkRun) {
     const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
       env: process.env,
