@@ -5,6 +5,8 @@
 //      ES module nor load chunks from disk, so client-node's lazy chunk is inlined), stamped
 //      with the version and commit (scripts/build-info.mjs);
 //   2. the SEA config sets the V8 flags (execArgv, util/relaunch.ts v8Flags) and no warning;
+//      no V8 code cache by default: then two builds of one commit are byte-identical (a code
+//      cache starts faster but differs from build to build: --code-cache; docs/install.md);
 //   3. the result is cached by version: ~/.cache/kube-sweep/sea/<version>-<node>-<hash>/, where
 //      the hash covers the bundle, the Node version and the SEA config; a rebuild with nothing
 //      changed copies the cached file (well under a second).
@@ -12,7 +14,7 @@
 // of it as `kubectl-sweep` for krew (build/sea/kubectl-sweep-<os>-<arch>.tar.gz), and
 // build/sea/sweep.yaml: plugins/sweep.yaml with that archive's sha256 (for `kubectl krew install
 // --manifest build/sea/sweep.yaml --archive <tar.gz>`). Prints the executable's path.
-// Usage: node scripts/sea.mjs [--out <file>]     (Node 24 first on PATH; npm ci done)
+// Usage: node scripts/sea.mjs [--out <file>] [--code-cache]     (Node 24 first on PATH; npm ci done)
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -21,6 +23,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -57,10 +60,12 @@ const bundled = await build({
   target: 'node24',
   minify: true,
   legalComments: 'none',
+  metafile: true,
   write: false,
   logLevel: 'warning',
 });
 const code = bundled.outputFiles[0].text;
+const thirdParty = thirdPartyLicenses(Object.keys(bundled.metafile.inputs));
 if (!hasPlaceholders(code)) throw new Error('sea: the bundle has no placeholders of src/cli/version.ts');
 const info = buildInfo(root);
 const main = stamp(code, info);
@@ -80,13 +85,16 @@ const { v8Flags } = await import(
 const config = {
   disableExperimentalSEAWarning: true,
   useSnapshot: false,
-  useCodeCache: false,
+  useCodeCache: process.argv.includes('--code-cache'),
   execArgv: v8Flags,
 };
 
-// 3. Cached by version (and by content, so a changed source never reuses a stale binary).
+// 3. Cached by version (and by content, so a changed source never reuses a stale binary; the
+//    archive's licenses are part of the content).
 const key = createHash('sha256')
   .update(main)
+  .update(thirdParty)
+  .update(readFileSync(join(root, 'LICENSE')))
   .update(nodeVersion)
   .update(JSON.stringify(config))
   .digest('hex')
@@ -133,14 +141,17 @@ rmSync(out, { force: true });
 copyFileSync(cached, out);
 chmodSync(out, 0o755);
 
-// The krew archive: `kubectl-sweep` at its root, tar'd reproducibly (fixed order, times, owners),
-// made once per cached executable.
+// The krew archive: `kubectl-sweep`, LICENSE and licenses.txt (the bundled packages' licenses) at
+// its root, tar'd reproducibly (fixed order, times, owners), made once per cached executable.
 const cachedArchive = join(cacheDir, `kubectl-sweep-${platform}.tar.gz`);
 if (!existsSync(cachedArchive)) {
   const stage = mkdtempSync(join(tmpdir(), 'kube-sweep-krew-'));
   try {
     copyFileSync(cached, join(stage, 'kubectl-sweep'));
     chmodSync(join(stage, 'kubectl-sweep'), 0o755);
+    copyFileSync(join(root, 'LICENSE'), join(stage, 'LICENSE'));
+    writeFileSync(join(stage, 'licenses.txt'), thirdParty);
+    for (const f of ['LICENSE', 'licenses.txt']) chmodSync(join(stage, f), 0o644);
     const tar = execFileSync(
       'tar',
       [
@@ -153,7 +164,9 @@ if (!existsSync(cachedArchive)) {
         stage,
         '-cf',
         '-',
+        'LICENSE',
         'kubectl-sweep',
+        'licenses.txt',
       ],
       { maxBuffer: 1 << 30 },
     );
@@ -167,9 +180,32 @@ const archive = join(dirname(out), `kubectl-sweep-${platform}.tar.gz`);
 copyFileSync(cachedArchive, archive);
 const sha256 = createHash('sha256').update(readFileSync(archive)).digest('hex');
 const manifest = readFileSync(join(root, 'plugins', 'sweep.yaml'), 'utf8');
-const filled = manifest.replace(/sha256: *[0-9a-f]{64}/, `sha256: ${sha256}`);
+const filled = manifest.replace(/sha256: *["']?[0-9a-f]{64}["']?/, `sha256: '${sha256}'`);
 if (filled === manifest && !manifest.includes(sha256))
   throw new Error('sea: plugins/sweep.yaml has no sha256 line to fill');
 writeFileSync(join(dirname(out), 'sweep.yaml'), filled);
 log(`krew archive ${archive} (sha256 ${sha256})`);
 console.log(out);
+
+/**
+ * The licenses of the npm packages whose files esbuild bundled (`inputs`: the metafile's paths),
+ * one section per package (name, version, license field, its LICENSE file), sorted by name.
+ */
+function thirdPartyLicenses(inputs) {
+  const dirs = new Set();
+  for (const input of inputs) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) dirs.add(m[1]);
+  }
+  const sections = [...dirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+    const file = readdirSync(join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    const text = file
+      ? readFileSync(join(root, dir, file), 'utf8').trim()
+      : '(no license file in the package)';
+    return `${pkg.name}@${pkg.version} (${pkg.license ?? 'license field missing'})\n\n${text}\n`;
+  });
+  // The executable is a Node binary: Node's own LICENSE (node24.sh installs it beside bin/).
+  const node = `node@${nodeVersion.slice(1)}\n\n${readFileSync(join(dirname(nodeBin), '..', 'LICENSE'), 'utf8').trim()}\n`;
+  return `Node and the packages bundled into kube-sweep's single executable, and their licenses.\n\n${[node, ...sections].join('\n---\n\n')}`;
+}

@@ -2,14 +2,17 @@
  * `kubectl sweep`: the single executable on PATH as `kubectl-sweep`, found and run by the real
  * kubectl of the control-plane build (no node on PATH). Its kubeconfig follows kubectl's rules,
  * checked against kubectl itself: --kubeconfig, $KUBECONFIG as a colon-separated list merged as
- * kubectl merges it, --context. And the krew manifest plugins/sweep.yaml, installed with krew
- * built from its Go module (test/krew/build.sh): `krew install --manifest --archive` runs krew's
- * own manifest validation (pkg/index/validation) and installs the plugin, which then runs.
+ * kubectl merges it, --context. And the krew manifest plugins/sweep.yaml, checked with krew's
+ * own code built from its Go module (test/krew/build.sh): validate-krew-manifest (the checks
+ * krew-index runs: internal/index/validation, platform selectors), then `kubectl krew install
+ * --manifest --archive` with the archive scripts/sea.mjs built, a license file among the
+ * installed files (krew-index requires one), and the installed plugin runs.
  */
 import { execa } from 'execa';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import type { Report } from '../../src/report/report.js';
 import { clusterEnv, repoRoot } from '../integration/support/cluster.js';
@@ -106,9 +109,12 @@ describe('the kubeconfig follows kubectl', () => {
       },
     );
     expect(bykubectl.exitCode).not.toBe(0);
-    const sweep = await kubectl(['sweep', 'plan', '--context', 'unreachable', '--output', 'json'], {
-      KUBECONFIG,
-    });
+    const sweep = await kubectl(
+      ['sweep', 'plan', '--context', 'unreachable', '--namespaces', names().clean, '--output', 'json'],
+      {
+        KUBECONFIG,
+      },
+    );
     expect(sweep.exitCode).toBe(2);
     expect(report(sweep.stdout).error).toMatch(/127\.0\.0\.1:1/);
   });
@@ -132,34 +138,56 @@ describe('the kubeconfig follows kubectl', () => {
 describe('krew', () => {
   const krew = (args: string[], root: string) =>
     kubectl(['krew', ...args], { KREW_ROOT: root }, [join(root, 'bin'), path, krewDir]);
+  const validate = (manifest: string) =>
+    execa(join(krewDir, 'validate-krew-manifest'), ['-manifest', manifest, '-skip-install'], {
+      reject: false,
+    });
 
-  test('plugins/sweep.yaml passes krew validation, installs from the archive, and runs as kubectl sweep', async () => {
+  test('plugins/sweep.yaml passes validate-krew-manifest, and so does the built one', async () => {
+    const committed = await validate(join(repoRoot, 'plugins/sweep.yaml'));
+    expect(committed.stderr).toContain('structural validation OK');
+    expect(committed.exitCode).toBe(0);
+    const built = await validate(sea.manifest);
+    expect(built.stderr).toContain('no overlapping spec.platform[].selector');
+    expect(built.exitCode).toBe(0);
     // The built manifest is plugins/sweep.yaml with only the archive's sha256 filled in.
-    const committed = readFileSync(join(repoRoot, 'plugins/sweep.yaml'), 'utf8');
-    const built = readFileSync(sea.manifest, 'utf8');
-    const sha256 = /sha256: ([0-9a-f]{64})/.exec(built)![1]!;
-    expect(built).toBe(committed.replace(/sha256: [0-9a-f]{64}/, `sha256: ${sha256}`));
+    const text = readFileSync(sea.manifest, 'utf8');
+    const sha256 = /sha256: '([0-9a-f]{64})'/.exec(text)![1]!;
+    expect(sha256).toBe(createHash('sha256').update(readFileSync(sea.archive)).digest('hex'));
+    expect(text).toBe(
+      readFileSync(join(repoRoot, 'plugins/sweep.yaml'), 'utf8').replace(
+        /sha256: '[0-9a-f]{64}'/,
+        `sha256: '${sha256}'`,
+      ),
+    );
+  });
 
+  test('validate-krew-manifest refuses a manifest that breaks krew rules (so the check above can fail)', async () => {
+    const broken = join(mkdtempSync(join(tmpdir(), 'kube-sweep-krew-')), 'sweep.yaml');
+    writeFileSync(broken, readFileSync(sea.manifest, 'utf8').replace(/^ {2}version: .*$/m, '  version: 0.1'));
+    const result = await validate(broken);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toMatch(/failed to parse plugin version/);
+  });
+
+  test('krew installs it from the archive, with its licenses, and kubectl sweep runs', async () => {
     const root = mkdtempSync(join(tmpdir(), 'kube-sweep-krew-'));
     const install = await krew(['install', `--manifest=${sea.manifest}`, `--archive=${sea.archive}`], root);
     expect(install.stderr).toMatch(/Installed plugin: sweep/);
     expect(install.exitCode).toBe(0);
-    const list = await krew(['list'], root);
-    expect(list.stdout).toMatch(/^sweep\s+v\d+\.\d+\.\d+/m);
+    const installed = readdirSync(join(root, 'store', 'sweep'), { recursive: true, encoding: 'utf8' });
+    expect(installed.map((f) => basename(f))).toEqual(
+      expect.arrayContaining(['LICENSE', 'kubectl-sweep', 'licenses.txt']),
+    );
+    // krew's record of the install (`krew list` reads these, but needs the index, which needs the network).
+    expect(parse(readFileSync(join(root, 'receipts', 'sweep.yaml'), 'utf8')).spec.version).toBe(
+      parse(readFileSync(sea.manifest, 'utf8')).spec.version,
+    );
     const version = await kubectl(['sweep', '--version'], { KREW_ROOT: root }, [
       join(root, 'bin'),
       dirname(clusterEnv().kubectl),
     ]);
     expect(version.exitCode).toBe(0);
     expect(version.stdout).toMatch(/^kube-sweep /);
-  });
-
-  test('krew refuses a manifest that breaks its rules (so the check above can fail)', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'kube-sweep-krew-'));
-    const broken = join(root, 'sweep.yaml');
-    writeFileSync(broken, readFileSync(sea.manifest, 'utf8').replace(/^ {2}version: .*$/m, '  version: 0.1'));
-    const install = await krew(['install', `--manifest=${broken}`, `--archive=${sea.archive}`], root);
-    expect(install.exitCode).not.toBe(0);
-    expect(install.stderr).toMatch(/version/i);
   });
 });

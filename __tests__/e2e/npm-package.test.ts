@@ -53,17 +53,20 @@ test('the package is publishable: name, version, license, repository, bin, engin
   for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
     expect(pkg.scripts?.[hook]).toBeUndefined();
   expect(pkg.dependencies).toBeUndefined();
-  // Only what runs: the CLI bundle, its licenses, and the files npm always adds.
+  // Only what runs: the CLI bundle and the licenses of what it bundles, and what npm always adds.
   const { stdout } = await execa('tar', ['-tzf', tarball]);
   const files = stdout
     .split('\n')
     .filter((f) => f !== '')
     .sort();
   expect(files.filter((f) => !/^package\/dist\/cli\//.test(f))).toEqual([
+    'package/LICENSE',
     'package/README.md',
     'package/package.json',
   ]);
-  expect(files).toContain('package/dist/cli/index.js');
+  expect(files).toEqual(
+    expect.arrayContaining(['package/dist/cli/index.js', 'package/dist/cli/licenses.txt']),
+  );
 });
 
 test('kube-sweep --version prints the version and the commit it was built from', async () => {

@@ -5,7 +5,7 @@ import { delimiter, dirname, join } from 'node:path';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import type { Report } from '../../../src/report/report.js';
 import {
-  adminApiForSuite,
+  adminApi,
   clusterEnv,
   createNamespace,
   deleteIfPresent,
@@ -33,10 +33,12 @@ const finalizer = 'kube-sweep.test/held-by-nobody';
  * removes (a StuckFinalizer finding once it is older than --stuck-after).
  */
 export function exitCodeNamespaces(): () => { clean: string; held: string; heldObject: string } {
-  const api = adminApiForSuite();
+  let client: ApiClient | undefined;
+  const api = () => client!;
   const names = { clean: uniqueName('cli-clean'), held: uniqueName('cli-held'), heldObject: 'held' };
   const configMap = () => `/api/v1/namespaces/${names.held}/configmaps/${names.heldObject}`;
   beforeAll(async () => {
+    client = await adminApi();
     await createNamespace(api(), names.clean);
     await createNamespace(api(), names.held);
     await api().request({
@@ -54,6 +56,7 @@ export function exitCodeNamespaces(): () => { clean: string; held: string; heldO
     await releaseFinalizer(api(), configMap());
     await deleteIfPresent(api(), `/api/v1/namespaces/${names.clean}`);
     await deleteIfPresent(api(), `/api/v1/namespaces/${names.held}`);
+    await client?.close();
   });
   return () => names;
 }
