@@ -16,7 +16,7 @@ import {
   type Mode,
   type Report,
 } from './report/report.js';
-import type { Finding } from './report/findings.js';
+import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
 import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';

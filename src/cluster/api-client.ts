@@ -2,6 +2,7 @@ import { createSecureContext } from 'node:tls';
 import { Agent, request as undiciRequest } from 'undici';
 import { ClusterAccessError, KubernetesApiError, isTlsError, isUnreachableError } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
+import { isRetryableKubernetesError, kubernetesRetryAfterSeconds } from './retry-policy.js';
 import { withRetries, type RetryNotice } from '../util/retry.js';
 
 /** One request to the Kubernetes API. `path` starts with /api or /apis. */
@@ -22,7 +23,7 @@ export interface ApiRequest {
 
 /**
  * The port every Kubernetes call goes through: JSON in, JSON out, retries with backoff on
- * 429/5xx and dropped connections honouring Retry-After (no answer at all, once the server
+ * HTTP 429, 500, 502, 503 and 504 and dropped connections honouring Retry-After (no answer at all, once the server
  * has answered before, is retried for an outage budget: see ApiClientOptions), a timeout per
  * request, and errors that carry the status code and the Status message only (never headers
  * or whole bodies).
@@ -31,7 +32,7 @@ export interface ApiClient {
   /** The API server URL, e.g. https://127.0.0.1:6443. */
   readonly server: string;
   /**
-   * Sends one request (retried per util/retry.ts) and returns the parsed JSON body.
+   * Sends one request (retried per cluster/retry-policy.ts, with util/retry.ts) and returns the parsed JSON body.
    * @throws KubernetesApiError on a non-2xx answer, ClusterAccessError `tls`/`unreachable` on transport failure.
    */
   request<T = unknown>(req: ApiRequest): Promise<T>;
@@ -49,7 +50,7 @@ export interface ApiClientOptions {
    * Once the server has answered one request, how long in ms a request that gets no answer
    * at all (refused, reset, timed out) keeps being retried, in rounds of `retries` with a 2 s
    * pause between rounds, before it fails (default 60 s): a server that answered before is
-   * restarting or waiting on etcd, not misconfigured. HTTP answers (429, 5xx) keep the plain
+   * restarting or waiting on etcd, not misconfigured. HTTP answers (429, 500, 502, 503, 504) keep the plain
    * `retries` policy: a webhook or aggregated API that fails is not an outage.
    */
   readonly outageBudgetMs?: number;
@@ -180,7 +181,8 @@ export async function createApiClient(
         try {
           return await withRetries(() => once<T>(req), {
             retries: options.retries ?? 4,
-            retryConflict: req.retryConflict ?? false,
+            isRetryable: (e) => isRetryableKubernetesError(e, req.retryConflict ?? false),
+            retryAfterSeconds: kubernetesRetryAfterSeconds,
             onRetry: (n) => options.onRetry?.(req, n),
           });
         } catch (error) {
