@@ -59,6 +59,13 @@ export interface ApiClientOptions {
   readonly onRetry?: (req: ApiRequest, notice: RetryNotice) => void;
   /** Called when a request's retries ran out with no answer and it waits out an outage (ms so far). */
   readonly onOutage?: (req: ApiRequest, waitedMs: number) => void;
+  /**
+   * Called with every credential obtained from the kubeconfig's exec plugin, tokenFile or
+   * auth-provider, at the start and whenever a token is renewed (core.setSecret in the action).
+   */
+  readonly onSecret?: (value: string) => void;
+  /** Called when the server answered 401 and the request is sent once more with a new token. */
+  readonly onTokenRenewed?: (req: ApiRequest) => void;
 }
 
 function buildUrl(server: string, path: string, query: ApiRequest['query']): string {
@@ -80,7 +87,9 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
 /**
  * Creates the API client for a loaded kubeconfig: TLS material, bearer token or exec
  * credentials come from `loaded.credentials()` (src/cluster/credentials.ts); requests go through one
- * undici Agent with keep-alive.
+ * undici Agent with keep-alive. A token from an exec plugin or a tokenFile is renewed when it
+ * expires and after a 401 (the request is then sent once more); each new token goes to
+ * `options.onSecret`.
  */
 export async function createApiClient(
   loaded: LoadedKubeconfig,
@@ -88,7 +97,7 @@ export async function createApiClient(
 ): Promise<ApiClient> {
   // Build the TLS context once now, so bad key or certificate data fails here with a message
   // that names the kubeconfig, not later as a transport error of the first request.
-  const https = await loaded.credentials();
+  const https = await loaded.credentials(options.onSecret ? { onSecret: options.onSecret } : {});
   try {
     createSecureContext({
       ...(https.ca ? { ca: https.ca } : {}),
@@ -117,10 +126,29 @@ export async function createApiClient(
   let sent = 0;
   let answered = false;
 
+  /**
+   * One try. With a token that can change (exec plugin, tokenFile), a 401 renews the token and
+   * sends the request once more: the token expired or was revoked during the run.
+   */
   async function once<T>(req: ApiRequest): Promise<T> {
+    const tokens = https.tokenSource;
+    if (!tokens) return send<T>(req, undefined);
+    const token = await tokens.token();
+    try {
+      return await send<T>(req, token);
+    } catch (error) {
+      if (!(error instanceof KubernetesApiError) || error.status !== 401) throw error;
+      const renewed = await tokens.renew(token);
+      options.onTokenRenewed?.(req);
+      return send<T>(req, renewed);
+    }
+  }
+
+  async function send<T>(req: ApiRequest, token: string | undefined): Promise<T> {
     const method = req.method ?? 'GET';
     const url = buildUrl(loaded.server, req.path, req.query);
     const headers: Record<string, string> = { ...baseHeaders, accept: req.accept ?? 'application/json' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);
