@@ -6,7 +6,10 @@ import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
+import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
+import { cleanupOnSignal } from '../util/signal-cleanup.js';
+import { buildInfo, versionLine } from './version.js';
 
 const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
 
@@ -18,6 +21,13 @@ const emptyMeans: Partial<Record<InputName, string>> = {
   [Inputs.reportPath]: 'no file (--output json prints the report)',
   [Inputs.githubToken]: '$GITHUB_TOKEN',
 };
+
+/** The three ways to install (README "CLI" and docs/install.md say the same). */
+const install = `Install (any one of):
+  npm i -g kube-sweep                npm package (Node 24); or run it once: npx kube-sweep scan ...
+  kube-sweep-linux-x64               single executable, no Node needed (scripts/sea.mjs builds it)
+  kubectl-sweep on PATH              kubectl plugin: kubectl sweep scan ... (the same binary renamed,
+                                     or npm i -g, or krew: kubectl krew install --manifest=plugins/sweep.yaml)`;
 
 /** Pure: rows of two columns, the first padded to the widest (plus two spaces). */
 function columns(rows: readonly (readonly [string, string])[], indent = '  '): string[] {
@@ -48,6 +58,7 @@ export const usage = [
         `default: ${emptyMeans[n] ?? (InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' '))}`,
       ]),
     ['--output <format>', 'text (default), markdown or json'],
+    ['--version', 'print the version and the commit it was built from'],
     ['--help', 'this text'],
   ]),
   '',
@@ -78,6 +89,45 @@ export function inFlagTerms(message: string): string {
       )
       .replace(/(--[a-z-]+) is empty/g, '$1 is not given')
   );
+}
+
+/**
+ * `--cluster kind` in the CLI: the cluster the run created is deleted when the run ends, and on
+ * SIGINT/SIGTERM before the process exits (util/signal-cleanup.ts), unless `--kind-keep true`;
+ * a cluster that existed before (reused) is never deleted. This is what the action's post step
+ * does (src/post.ts); a signal that arrives while `kind create cluster` itself runs is left to kind.
+ * @returns `created`, the hook for execute's onKindCluster, and `done`, which deletes the cluster
+ *   (if due) and resolves to a warning when the delete failed (the verdict stays the run's).
+ */
+function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line: string) => void) {
+  let cluster: KindCluster | undefined;
+  let unregister: (() => void) | undefined;
+  let deleted: Promise<string | undefined> | undefined;
+  const remove = (): Promise<string | undefined> =>
+    (deleted ??= deleteKindCluster(cluster!.name, execaRunner).then(
+      () => {
+        info(`deleted kind cluster '${cluster!.name}' (created by this run; --kind-keep true keeps it)`);
+        return undefined;
+      },
+      (error: unknown) => {
+        const message = `kind cluster '${cluster!.name}' was not deleted: ${(error as Error).message}`;
+        warning(message);
+        return message;
+      },
+    ));
+  return {
+    created: (kind: KindCluster) => {
+      cluster = kind;
+      if (!kind.created) info(`kind cluster '${kind.name}' existed before this run: it is kept`);
+      else if (keep) info(`kind cluster '${kind.name}' is kept (--kind-keep true)`);
+      else unregister = cleanupOnSignal(async () => void (await remove()));
+    },
+    done: async (): Promise<string | undefined> => {
+      if (!unregister) return undefined;
+      unregister();
+      return remove();
+    },
+  };
 }
 
 /** Pure: the exit code of a report (0 done, 1 leftovers, 2 could not run). */
@@ -208,6 +258,7 @@ export async function main(
         ),
         output: { type: 'string', default: 'text' },
         help: { type: 'boolean', default: false },
+        version: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -221,7 +272,11 @@ export async function main(
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    out(usage + '\n');
+    out(`${install}\n\n${usage}\n`);
+    return 0;
+  }
+  if (values.version) {
+    out(versionLine(buildInfo()) + '\n');
     return 0;
   }
   const command = positionals[0] ?? '';
@@ -249,7 +304,9 @@ export async function main(
     return 2;
   }
   const progress = (line: string) => err(`• ${inFlagTerms(line)}\n`);
+  const kind = kindCleanup(settings.kind.keep, progress, (line) => err(`! ${inFlagTerms(line)}\n`));
   let report = await execute(settings, {
+    onKindCluster: kind.created,
     info: progress,
     warning: (line) => err(`! ${inFlagTerms(line)}\n`),
     group: async (title, fn) => {
@@ -261,6 +318,8 @@ export async function main(
     setSecret: () => {},
     removeKubeconfig: true,
   });
+  const kindWarning = await kind.done();
+  if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
   if (settings.github.prComment || settings.github.checkRun) {
     const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
       env: process.env,
