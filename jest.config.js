@@ -1,5 +1,6 @@
-/** Jest in ESM mode with ts-jest. Two projects: unit (no cluster) and integration (the local
- *  control plane from test/cluster; `npm run cluster:up` first). */
+/** Jest in ESM mode with ts-jest. Three projects: unit (no cluster), integration (the local
+ *  control plane from test/cluster; `npm run cluster:up` first) and kind (a Docker engine from
+ *  test/kind/docker.sh and the node image from test/kind/build.sh; see docs/kind.md). */
 const tsJest = [
   'ts-jest',
   { useESM: true, tsconfig: 'tsconfig.check.json', diagnostics: { ignoreCodes: ['TS151001'] } },
@@ -21,6 +22,7 @@ export default {
       testMatch: ['<rootDir>/__tests__/integration/**/*.test.ts', '<rootDir>/__tests__/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/__tests__/integration/global-setup.ts',
     },
+    { ...common, displayName: 'kind', testMatch: ['<rootDir>/__tests__/kind/**/*.test.ts'] },
   ],
   testTimeout: 120000,
 };

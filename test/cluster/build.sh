@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/versions.env"
 cache=${KUBE_SWEEP_CACHE:-$HOME/.cache/kube-sweep}
 export CGO_ENABLED=0 GOFLAGS=-trimpath GOTOOLCHAIN=local
+# shellcheck source=kubernetes-module.sh
+source "$here/kubernetes-module.sh"
 log() { printf '[build] %s\n' "$*" >&2; }
 
 # --- etcd -------------------------------------------------------------------
@@ -37,46 +39,8 @@ if (( need )); then
   log "building Kubernetes $KUBERNETES_VERSION (${k8s_bins[*]})"
   work=$(mktemp -d)
   mkdir -p "$k8s_dir"
-  go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" >"$work/dl.json"
-  upstream_mod=$(sed -n 's/.*"GoMod": "\(.*\)".*/\1/p' "$work/dl.json")
-  # Every k8s.io staging module that k8s.io/kubernetes replaces with ./staging is pinned to
-  # its published release of the same minor, so the build resolves from the module proxy.
-  {
-    echo "module kube-sweep/build-kubernetes"
-    echo
-    sed -n 's/^go \(.*\)$/go \1/p' "$upstream_mod" | head -1
-    echo
-    echo "require k8s.io/kubernetes $KUBERNETES_VERSION"
-    echo
-    echo "replace ("
-    grep -E '^\s+k8s\.io/[a-z0-9-]+ => \./staging/' "$upstream_mod" \
-      | awk -v v="$KUBERNETES_STAGING_VERSION" '{print "\t" $1 " => " $1 " " v}'
-    echo ")"
-  } >"$work/go.mod"
-  cat >"$work/tools.go" <<'GO'
-//go:build tools
-
-package tools
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver"
-	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
-	_ "k8s.io/kubernetes/cmd/kube-scheduler"
-	_ "k8s.io/kubernetes/cmd/kubectl"
-)
-GO
-  minor=${KUBERNETES_VERSION#v1.}; minor=${minor%%.*}
-  ldflags=""
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $pkg.gitVersion=$KUBERNETES_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
-    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-  done
-  (cd "$work" && go mod tidy >&2)
-  for b in "${k8s_bins[@]}"; do
-    log "  go build $b"
-    (cd "$work" && go build -ldflags "$ldflags" -o "$k8s_dir/$b.tmp" "k8s.io/kubernetes/cmd/$b" >&2)
-    mv "$k8s_dir/$b.tmp" "$k8s_dir/$b"
-  done
+  k8s_module "$work" "${k8s_bins[@]}"
+  k8s_build "$work" "$k8s_dir" "${k8s_bins[@]}"
   rm -rf "$work"
 fi
 echo "$k8s_dir"
