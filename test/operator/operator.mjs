@@ -160,7 +160,7 @@ async function electLoop() {
           ? `leader: acquired Lease ${env.LEASE_NAMESPACE}/${env.LEASE_NAME} as ${identity}`
           : 'leader: lost the Lease',
       );
-      if (holds) void relist();
+      if (holds) relist().catch((e) => log(`controller: ${e.message}`));
     }
     await sleep(2000);
   }
