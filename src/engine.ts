@@ -1,7 +1,7 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
 import { findReleases } from './helm/discover-releases.js';
-import { helmCli } from './helm/helm-cli.js';
+import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
 import type { Inventory } from './inventory/snapshot.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
@@ -16,7 +16,7 @@ import {
   type Mode,
   type Report,
 } from './report/report.js';
-import type { Finding } from './report/findings.js';
+import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
 import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
@@ -201,7 +201,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
 
 /**
  * `dry-run: true`: everything a teardown does before its first delete has run (inventory,
- * plan, refusals, helm found); report what the teardown would delete and what already blocks
+ * plan, refusals, `helm version` checked); report what the teardown would delete and what already blocks
  * the environment. Sends no mutating request. The verdict is `planned`: nothing was deleted,
  * so nothing is claimed clean.
  */
@@ -319,11 +319,10 @@ export const modes: Record<
         `could not read the Helm releases in scope, so the order is unknown; nothing was deleted: ${planned.problems.join('; ')}`,
       );
     }
-    if (planned.plan.releases.length > 0 && !(await ports.commands.find(settings.helm))) {
-      throw new Error(
-        `input 'helm' is '${settings.helm}', which is not an executable on PATH; install Helm 3 or 4 in an earlier step ` +
-          "or set 'helm' to its path (nothing was deleted)",
-      );
+    if (planned.plan.releases.length > 0) {
+      // `helm version`, not only a PATH look-up: a broken or wrong helm stops here, before any change.
+      const helmVersion = await checkHelm(settings.helm, ports.commands);
+      ports.info(`helm: ${settings.helm} is Helm ${helmVersion}`);
     }
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
     if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports);

@@ -7,7 +7,7 @@
  */
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
-import type { Finding } from '../../src/report/findings.js';
+import type { Finding } from '../../src/rules/findings.js';
 import {
   adminApiForSuite,
   clusterEnv,

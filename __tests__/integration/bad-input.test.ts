@@ -6,7 +6,7 @@
  * a failed step in the action), a message that names the input, and no create, update, patch
  * or delete request from kube-sweep or the helm it runs in the audit log.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exitCodeOf } from '../../src/cli/index.js';
@@ -40,6 +40,13 @@ afterAll(async () => {
 function file(name: string, content: string): string {
   const path = join(scratch, name);
   writeFileSync(path, content);
+  return path;
+}
+
+/** An executable script under the scratch folder; returns its path. */
+function executable(name: string, script: string): string {
+  const path = file(name, script);
+  chmodSync(path, 0o755);
   return path;
 }
 
@@ -111,6 +118,21 @@ const rows: Row[] = [
     what: 'not an executable',
     inputs: { helm: join(scratch, 'no-such-helm') },
     says: /not an executable on PATH.*nothing was deleted/,
+  },
+  {
+    input: 'helm',
+    what: "an executable whose 'version' fails (dry run)",
+    inputs: () => ({
+      'dry-run': 'true',
+      helm: executable('broken-helm', '#!/bin/sh\necho "Error: plugins are broken" >&2\nexit 3\n'),
+    }),
+    says: /'.*broken-helm version' failed \(exit 3: Error: plugins are broken\); install Helm 3 or 4 .*nothing was deleted/,
+  },
+  {
+    input: 'helm',
+    what: 'Helm 2',
+    inputs: () => ({ helm: executable('helm2', '#!/bin/sh\necho v2.17.0\n') }),
+    says: /whose 'version' prints v2\.17\.0; kube-sweep needs Helm 3 or 4.*nothing was deleted/,
   },
   {
     input: 'uninstall-concurrency',

@@ -1,7 +1,7 @@
 /**
  * Every credential form a kubeconfig can carry reaches the real API server as the right
- * identity: relative certificate paths, a bearer token, a tokenFile, and an exec plugin (the
- * only form that loads @kubernetes/client-node). Identity is read back from the server with a
+ * identity: relative certificate paths, a bearer token, a tokenFile, and an exec plugin (run by
+ * src/cluster/exec-plugin.ts; tokens that expire: token-refresh.test.ts). Identity is read back from the server with a
  * SelfSubjectReview, so a credential that was silently dropped would show as the wrong user.
  */
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { createApiClient } from '../../src/cluster/api-client.js';
 import { loadKubeconfig, writeKubeconfigFile } from '../../src/cluster/kubeconfig.js';
-import { adminApi, clusterEnv, kubectl, uniqueName } from './support/cluster.js';
+import { adminApi, clusterEnv, kubectl, localKubeconfig, uniqueName } from './support/cluster.js';
 
 interface SelfSubjectReview {
   status: { userInfo: { username: string } };
@@ -30,27 +30,7 @@ async function whoAmI(kubeconfig: string): Promise<string> {
   }
 }
 
-const server = () => /server: (\S+)/.exec(readFileSync(clusterEnv().kubeconfig, 'utf8'))![1]!;
 const pki = () => join(clusterEnv().clusterDir, 'pki');
-
-function kubeconfigWith(user: string, cluster = `certificate-authority: ${join(pki(), 'ca.crt')}`): string {
-  return `apiVersion: v1
-kind: Config
-clusters:
-- name: local
-  cluster:
-    server: ${server()}
-    ${cluster}
-users:
-- name: u
-  user:
-${user}
-contexts:
-- name: local
-  context: {cluster: local, user: u}
-current-context: local
-`;
-}
 
 let namespace: string;
 let token: string;
@@ -85,7 +65,7 @@ test('client certificate and CA given as paths relative to the kubeconfig file',
   const path = join(dir, 'config');
   writeFileSync(
     path,
-    kubeconfigWith(
+    localKubeconfig(
       '    client-certificate: admin.crt\n    client-key: admin.key',
       'certificate-authority: ca.crt',
     ),
@@ -109,13 +89,13 @@ test('client certificate and CA given as paths relative to the kubeconfig file',
 });
 
 test('a bearer token, inline and as tokenFile', async () => {
-  expect(await whoAmI(kubeconfigWith(`    token: ${token}`))).toBe(serviceAccount());
+  expect(await whoAmI(localKubeconfig(`    token: ${token}`))).toBe(serviceAccount());
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-tok-'));
   writeFileSync(join(dir, 'token'), `${token}\n`);
   const path = join(dir, 'config');
-  writeFileSync(path, kubeconfigWith('    tokenFile: token'));
+  writeFileSync(path, localKubeconfig('    tokenFile: token'));
   expect(await whoAmI(path)).toBe(serviceAccount());
-  expect(loadKubeconfig(kubeconfigWith(`    token: ${token}`), '', {}).secrets).toContain(token);
+  expect(loadKubeconfig(localKubeconfig(`    token: ${token}`), '', {}).secrets).toContain(token);
 });
 
 test('an exec credential plugin (client.authentication.k8s.io/v1)', async () => {
@@ -131,5 +111,5 @@ test('an exec credential plugin (client.authentication.k8s.io/v1)', async () => 
   );
   chmodSync(plugin, 0o755);
   const user = `    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ${plugin}\n      interactiveMode: Never`;
-  expect(await whoAmI(kubeconfigWith(user))).toBe(serviceAccount());
+  expect(await whoAmI(localKubeconfig(user))).toBe(serviceAccount());
 });

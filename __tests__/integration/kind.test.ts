@@ -147,13 +147,14 @@ test("a failing kind create fails the step with kind's own error, and nothing is
 });
 
 test('missing docker on PATH is a clear error', async () => {
-  // PATH is only a folder holding the stand-in kind: no docker, wherever one is installed on this
-  // machine (/usr/bin on GitHub's runners and with Debian's docker.io, /usr/local/bin elsewhere).
+  // A PATH with only the stand-in kind (no docker): copy kind into a folder of its own.
   const w = world({ mode: 'inventory', cluster: 'kind' });
   const onlyKind = mkdtempSync(join(tmpdir(), 'only-kind-'));
   writeFileSync(join(onlyKind, 'kind'), readFileSync(join(standIn, 'kind')), { mode: 0o755 });
   const saved = process.env.PATH;
   const report = await withPath([onlyKind], { ...w.env }, async () => {
+    // Only the folder with kind: docker may live in any system folder (/usr/bin on GitHub's
+    // runners and wherever Debian's docker.io put it), so no system folder is on PATH.
     process.env.PATH = onlyKind;
     try {
       return await run(w.ports);

@@ -71,10 +71,11 @@ describe("the node image's containerd pulls from nowhere outside", () => {
       image,
       '-c',
       'containerd >/dev/null 2>&1 & for i in $(seq 1 100); do ctr version >/dev/null 2>&1 && break; sleep 0.2; done; ' +
-        'ctr -n k8s.io images list -q',
+        'ctr -n k8s.io images list',
     ]);
     const images = stdout.split('\n').filter((l) => l.startsWith('registry.k8s.io/'));
-    const names = [...new Set(images.map((i) => i.replace(/[:@].*$/, '')))].sort();
+    for (const line of images) expect(line).toMatch(/\bio\.cri-containerd\.pinned=pinned\b/);
+    const names = [...new Set(images.map((i) => i.replace(/[:@\s].*$/, '')))].sort();
     expect(names).toEqual(
       [
         'registry.k8s.io/etcd',

@@ -1,9 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings } from '../config/settings.js';
-import { checkReportPath, execute } from '../main.js';
+import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { Report } from '../report/report.js';
@@ -201,8 +199,7 @@ export async function main(
   }
   if (settings.reportPath) {
     try {
-      mkdirSync(dirname(settings.reportPath), { recursive: true });
-      writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n');
+      writeReport(settings.reportPath, report);
     } catch (error) {
       err(`kube-sweep: could not write --report-path ${settings.reportPath}: ${(error as Error).message}\n`);
     }

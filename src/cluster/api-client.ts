@@ -2,6 +2,7 @@ import { createSecureContext } from 'node:tls';
 import { Agent, request as undiciRequest } from 'undici';
 import { ClusterAccessError, KubernetesApiError, isTlsError, isUnreachableError } from './errors.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
+import { isRetryableKubernetesError, kubernetesRetryAfterSeconds } from './retry-policy.js';
 import { withRetries, type RetryNotice } from '../util/retry.js';
 
 /** One request to the Kubernetes API. `path` starts with /api or /apis. */
@@ -22,7 +23,7 @@ export interface ApiRequest {
 
 /**
  * The port every Kubernetes call goes through: JSON in, JSON out, retries with backoff on
- * 429/5xx and dropped connections honouring Retry-After (no answer at all, once the server
+ * HTTP 429, 500, 502, 503 and 504 and dropped connections honouring Retry-After (no answer at all, once the server
  * has answered before, is retried for an outage budget: see ApiClientOptions), a timeout per
  * request, and errors that carry the status code and the Status message only (never headers
  * or whole bodies).
@@ -31,7 +32,7 @@ export interface ApiClient {
   /** The API server URL, e.g. https://127.0.0.1:6443. */
   readonly server: string;
   /**
-   * Sends one request (retried per util/retry.ts) and returns the parsed JSON body.
+   * Sends one request (retried per cluster/retry-policy.ts, with util/retry.ts) and returns the parsed JSON body.
    * @throws KubernetesApiError on a non-2xx answer, ClusterAccessError `tls`/`unreachable` on transport failure.
    */
   request<T = unknown>(req: ApiRequest): Promise<T>;
@@ -49,7 +50,7 @@ export interface ApiClientOptions {
    * Once the server has answered one request, how long in ms a request that gets no answer
    * at all (refused, reset, timed out) keeps being retried, in rounds of `retries` with a 2 s
    * pause between rounds, before it fails (default 60 s): a server that answered before is
-   * restarting or waiting on etcd, not misconfigured. HTTP answers (429, 5xx) keep the plain
+   * restarting or waiting on etcd, not misconfigured. HTTP answers (429, 500, 502, 503, 504) keep the plain
    * `retries` policy: a webhook or aggregated API that fails is not an outage.
    */
   readonly outageBudgetMs?: number;
@@ -58,6 +59,13 @@ export interface ApiClientOptions {
   readonly onRetry?: (req: ApiRequest, notice: RetryNotice) => void;
   /** Called when a request's retries ran out with no answer and it waits out an outage (ms so far). */
   readonly onOutage?: (req: ApiRequest, waitedMs: number) => void;
+  /**
+   * Called with every credential obtained from the kubeconfig's exec plugin, tokenFile or
+   * auth-provider, at the start and whenever a token is renewed (core.setSecret in the action).
+   */
+  readonly onSecret?: (value: string) => void;
+  /** Called when the server answered 401 and the request is sent once more with a new token. */
+  readonly onTokenRenewed?: (req: ApiRequest) => void;
 }
 
 function buildUrl(server: string, path: string, query: ApiRequest['query']): string {
@@ -79,7 +87,9 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
 /**
  * Creates the API client for a loaded kubeconfig: TLS material, bearer token or exec
  * credentials come from `loaded.credentials()` (src/cluster/credentials.ts); requests go through one
- * undici Agent with keep-alive.
+ * undici Agent with keep-alive. A token from an exec plugin or a tokenFile is renewed when it
+ * expires and after a 401 (the request is then sent once more); each new token goes to
+ * `options.onSecret`.
  */
 export async function createApiClient(
   loaded: LoadedKubeconfig,
@@ -87,7 +97,7 @@ export async function createApiClient(
 ): Promise<ApiClient> {
   // Build the TLS context once now, so bad key or certificate data fails here with a message
   // that names the kubeconfig, not later as a transport error of the first request.
-  const https = await loaded.credentials();
+  const https = await loaded.credentials(options.onSecret ? { onSecret: options.onSecret } : {});
   try {
     createSecureContext({
       ...(https.ca ? { ca: https.ca } : {}),
@@ -116,10 +126,29 @@ export async function createApiClient(
   let sent = 0;
   let answered = false;
 
+  /**
+   * One try. With a token that can change (exec plugin, tokenFile), a 401 renews the token and
+   * sends the request once more: the token expired or was revoked during the run.
+   */
   async function once<T>(req: ApiRequest): Promise<T> {
+    const tokens = https.tokenSource;
+    if (!tokens) return send<T>(req, undefined);
+    const token = await tokens.token();
+    try {
+      return await send<T>(req, token);
+    } catch (error) {
+      if (!(error instanceof KubernetesApiError) || error.status !== 401) throw error;
+      const renewed = await tokens.renew(token);
+      options.onTokenRenewed?.(req);
+      return send<T>(req, renewed);
+    }
+  }
+
+  async function send<T>(req: ApiRequest, token: string | undefined): Promise<T> {
     const method = req.method ?? 'GET';
     const url = buildUrl(loaded.server, req.path, req.query);
     const headers: Record<string, string> = { ...baseHeaders, accept: req.accept ?? 'application/json' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);
@@ -180,7 +209,8 @@ export async function createApiClient(
         try {
           return await withRetries(() => once<T>(req), {
             retries: options.retries ?? 4,
-            retryConflict: req.retryConflict ?? false,
+            isRetryable: (e) => isRetryableKubernetesError(e, req.retryConflict ?? false),
+            retryAfterSeconds: kubernetesRetryAfterSeconds,
             onRetry: (n) => options.onRetry?.(req, n),
           });
         } catch (error) {

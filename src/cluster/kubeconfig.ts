@@ -3,7 +3,9 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import {
+  pemLines,
   resolveHttpsCredentials,
+  type CredentialOptions,
   type HttpsCredentials,
   type KubeconfigCluster,
   type KubeconfigUser,
@@ -23,11 +25,12 @@ export interface LoadedKubeconfig {
   /** The kubeconfig pinned to `context` (only its cluster, context and user), as YAML. */
   readonly pinnedYaml: string;
   /**
-   * Resolves the TLS material and authorization header (src/cluster/credentials.ts); runs the
-   * exec/auth-provider plugin when the user entry has one.
+   * Resolves the TLS material and authorization (src/cluster/credentials.ts); runs the
+   * exec/auth-provider plugin when the user entry has one. Tokens obtained then and later
+   * (plugin runs, tokenFile reads) go to `options.onSecret`, to be masked.
    * @throws ClusterAccessError `not-a-kubeconfig` when a named file is missing or a plugin fails.
    */
-  readonly credentials: () => Promise<HttpsCredentials>;
+  readonly credentials: (options?: CredentialOptions) => Promise<HttpsCredentials>;
   readonly context: string;
   /** `server` of the context's cluster, e.g. https://127.0.0.1:6443. */
   readonly server: string;
@@ -199,17 +202,6 @@ function mergeDocs(docs: KubeconfigDoc[]): KubeconfigDoc {
   return merged;
 }
 
-function pemLines(base64: string | undefined): string[] {
-  if (!base64) return [];
-  const out = [base64];
-  const decoded = Buffer.from(base64, 'base64').toString('utf8');
-  for (const line of decoded.split('\n')) {
-    const t = line.trim();
-    if (t.length >= 8 && !t.startsWith('-----')) out.push(t);
-  }
-  return out;
-}
-
 /**
  * Reads, parses and validates a kubeconfig and pins it to one context.
  * @param input the raw `kubeconfig` input (see readKubeconfigInput for its forms)
@@ -268,9 +260,16 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
     return out as T;
   };
   const found = (doc.users ?? []).find((entry) => entry && entry.name === ctx.context?.user);
+  const resolvedUser = absolute(found?.user, ['client-certificate', 'client-key', 'tokenFile']);
+  // An exec command with a path separator is relative to the kubeconfig's folder too (client-go's
+  // ResolveLocalPaths, k8s.io/client-go/tools/clientcmd/loader.go); a bare name is looked up on PATH.
+  const exec = resolvedUser?.exec as { command?: unknown } | undefined;
   const user = found && {
     ...found,
-    user: absolute(found.user, ['client-certificate', 'client-key', 'tokenFile']),
+    user:
+      exec && typeof exec.command === 'string' && exec.command.includes('/')
+        ? { ...resolvedUser, exec: absolute(exec as Record<string, unknown>, ['command']) }
+        : resolvedUser,
   };
   const pinnedCluster = { ...cluster!, cluster: absolute(cluster!.cluster, ['certificate-authority']) };
   const pinned: KubeconfigDoc = {
@@ -290,7 +289,8 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
   if (keyFile && existsSync(keyFile)) secrets.push(...pemLines(readFileSync(keyFile).toString('base64')));
   return {
     pinnedYaml,
-    credentials: () => resolveHttpsCredentials(pinnedCluster.cluster ?? {}, u, pinnedYaml),
+    credentials: (options) =>
+      resolveHttpsCredentials(pinnedCluster.cluster ?? {}, u, pinnedYaml, undefined, options),
     context: chosen,
     server,
     origin,

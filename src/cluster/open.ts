@@ -58,6 +58,11 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
   for (const secret of loaded.secrets) ports.setSecret(secret);
   const api = await createApiClient(loaded, {
     timeoutMs: settings.requestTimeoutMs,
+    onSecret: ports.setSecret,
+    onTokenRenewed: (req) =>
+      ports.log(
+        `the API server refused the token (401) for ${req.method ?? 'GET'} ${req.path}; got a new one from the kubeconfig's credential plugin or tokenFile and sent it again`,
+      ),
     onRetry: (req, n) =>
       ports.log(
         `retrying ${req.method ?? 'GET'} ${req.path} in ${n.delayMs} ms (try ${n.attempt + 1}): ${retryReason(n.error)}`,

@@ -4,7 +4,7 @@ import { InputDefaults, Inputs, type InputName } from './inputs.js';
 import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
 import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
-import type { Severity } from '../report/findings.js';
+import type { Severity } from '../rules/severity.js';
 import type { PublishSettings } from '../report/github/publish.js';
 import { findingCodes, type FindingCode } from '../rules/codes.js';
 import type { Exclusion } from '../rules/exclusions.js';

@@ -64,9 +64,3 @@ function collect(value: Record<string, unknown> | null, out: ManifestObject[]): 
     body: value,
   });
 }
-
-/** `group` of an apiVersion: "apps/v1" → "apps", "v1" → "". */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
-}

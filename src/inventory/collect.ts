@@ -9,6 +9,7 @@ import { readEtcd, type EtcdAccess, type EtcdData } from './etcd.js';
 import { buildInventory, type Inventory } from './snapshot.js';
 import {
   fullObjectResources,
+  projectWholeObject,
   type CoverageGap,
   type FailedGroupVersion,
   type FullObjects,
@@ -77,7 +78,7 @@ function gapOf(r: ServedResource, error: unknown): CoverageGap {
 /**
  * Reads the whole cluster into one snapshot: /version, discovery (failed group-versions
  * recorded), then every listable resource, paged and bounded in parallel, as metadata only
- * except the kinds in `fullObjectResources`, and then the few Pods the rules need whole
+ * except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
  * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
  * holds a deleting PersistentVolumeClaim). A list that is forbidden or fails becomes a
  * `coverage` entry; nothing is silently skipped.
@@ -132,7 +133,8 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
                 seen.add(meta.uid);
               }
               objects.push(meta);
-              if (isFull) full[r.resource]!.push({ ...item, apiVersion, kind: r.kind });
+              if (isFull)
+                full[r.resource]!.push({ ...projectWholeObject(r.resource, item), apiVersion, kind: r.kind });
             },
           });
           // Add after the await: `pages += await …` would read `pages` before other lists finished.

@@ -89,7 +89,67 @@ export const fullObjectResources = [
   // one object per node, small; they tell whether a pod's kubelet can still finish it.
   { group: '', version: 'v1', resource: 'nodes' },
   { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
+  // RBAC bindings: their subjects and roleRef are in the body, not the metadata (S19).
+  { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' },
+  // Workloads: whether they have available replicas (live evidence of a controller, S20).
+  // Kept as a projection (`projectWholeObject`): the pod template is dropped.
+  { group: 'apps', version: 'v1', resource: 'deployments' },
+  { group: 'apps', version: 'v1', resource: 'statefulsets' },
+  { group: 'apps', version: 'v1', resource: 'daemonsets' },
+  // CSI attachments: the attacher (driver), node and volume of each (S23); small objects.
+  { group: 'storage.k8s.io', version: 'v1', resource: 'volumeattachments' },
 ] as const satisfies readonly GroupVersionResource[];
+
+/** The metadata fields a projection keeps (the rest is in the snapshot's `objects`). */
+function projectedMetadata(metadata: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { name, namespace, uid, creationTimestamp, deletionTimestamp, labels } = metadata ?? {};
+  return { name, namespace, uid, creationTimestamp, deletionTimestamp, labels };
+}
+
+/**
+ * Pure: what the snapshot keeps of one whole object of `resource`. Workloads (Deployments,
+ * StatefulSets, DaemonSets) keep only the replica counts of `spec` and `status` (and a
+ * StatefulSet's claim templates and retention policy), RBAC bindings only `roleRef` and
+ * `subjects`, both with a trimmed metadata: their full bodies (pod templates, managedFields)
+ * would make memory grow with object size. Every other kind is kept as listed.
+ */
+export function projectWholeObject(resource: string, item: Record<string, unknown>): Record<string, unknown> {
+  const metadata = projectedMetadata(item.metadata as Record<string, unknown> | undefined);
+  const spec = (item.spec ?? {}) as Record<string, unknown>;
+  const status = (item.status ?? {}) as Record<string, unknown>;
+  switch (resource) {
+    case 'deployments':
+    case 'statefulsets':
+    case 'daemonsets': {
+      const templates = spec.volumeClaimTemplates as { metadata?: { name?: string } }[] | undefined;
+      return {
+        metadata,
+        spec: {
+          replicas: spec.replicas,
+          ...(templates
+            ? { volumeClaimTemplates: templates.map((t) => ({ metadata: { name: t.metadata?.name } })) }
+            : {}),
+          ...(spec.persistentVolumeClaimRetentionPolicy
+            ? { persistentVolumeClaimRetentionPolicy: spec.persistentVolumeClaimRetentionPolicy }
+            : {}),
+        },
+        status: {
+          replicas: status.replicas,
+          readyReplicas: status.readyReplicas,
+          availableReplicas: status.availableReplicas,
+          numberAvailable: status.numberAvailable,
+          desiredNumberScheduled: status.desiredNumberScheduled,
+        },
+      };
+    }
+    case 'rolebindings':
+    case 'clusterrolebindings':
+      return { metadata, roleRef: item.roleRef, subjects: item.subjects };
+    default:
+      return item;
+  }
+}
 
 /**
  * The whole objects of `fullObjectResources`, keyed by resource plural (plain JSON objects),

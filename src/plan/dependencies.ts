@@ -1,4 +1,4 @@
-import { groupOf } from '../helm/manifest.js';
+import { groupOf } from '../cluster/api-version.js';
 import type { ReleaseFacts } from './release-facts.js';
 import type { OrderingEdge } from './stages.js';
 

@@ -1,5 +1,6 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { HelmRelease } from '../helm/release-storage.js';
-import { groupOf, parseManifest, type ManifestObject } from '../helm/manifest.js';
+import { parseManifest, type ManifestObject } from '../helm/manifest.js';
 import { releaseKey } from './scope.js';
 
 /** A CustomResourceDefinition a release ships (from its templates or its chart's crds/ folder). */

@@ -14,7 +14,7 @@ export interface FinalizerTarget {
 }
 
 /**
- * One action. `because` holds the keys of the findings that justify it (report/findings.ts).
+ * One action. `because` holds the keys of the findings that justify it (rules/findings.ts).
  * - `delete-apiservice`: an APIService whose backend Service or its namespace is gone (S01);
  * - `delete-webhook-configuration`: a webhook configuration every webhook of which calls a
  *   Service (or namespace) that is gone (S04, S05);

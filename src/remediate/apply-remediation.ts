@@ -4,9 +4,9 @@
  * turns failures into an `error` verdict). Never sends PUT /api/v1/namespaces/<ns>/finalize.
  */
 import type { ApiClient } from '../cluster/api-client.js';
+import { groupOf } from '../cluster/api-version.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath } from '../inventory/list.js';
-import { groupOf } from '../rules/snapshot-views.js';
 import { waitFor, WaitTimeoutError } from '../util/wait.js';
 import {
   describeAction,

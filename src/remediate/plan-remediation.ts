@@ -24,7 +24,7 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from '../rules/findings.js';
 import { webhookConfigurations } from '../rules/admission-webhooks.js';
 import { fullObjectsOf } from '../rules/kubernetes-objects.js';
 import { serviceBackends } from '../rules/service-backends.js';

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import type { Inventory } from '../inventory/snapshot.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from './actions.js';
 import { applyRemediation } from './apply-remediation.js';
 import { planRemediation, type RemediationPolicy } from './plan-remediation.js';

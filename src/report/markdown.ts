@@ -2,7 +2,7 @@ import { codeSpan, escapeMarkdown } from './escape.js';
 import type { Report, Verdict } from './report.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { Blocker } from '../teardown/wait-gone.js';
-import type { Finding } from './findings.js';
+import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 
 const headlines: Record<Verdict, string> = {

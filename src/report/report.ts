@@ -5,8 +5,10 @@ import type { OrderingEdge } from '../plan/stages.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { RemediationReport } from '../remediate/actions.js';
-import { severityRank, type Finding, type Severity } from './findings.js';
-import type { GitHubPublications } from './github/publish.js';
+import type { Finding } from '../rules/findings.js';
+import { severityRank, type Severity } from '../rules/severity.js';
+import { typeNameOf } from '../rules/snapshot-views.js';
+import type { GitHubPublications } from './github/publications.js';
 
 /**
  * The outcome of a run.
@@ -72,7 +74,7 @@ export interface Report {
   readonly teardown?: TeardownResult;
   /** Set by `dry-run: true` with `mode: teardown` (verdict `planned`): what would be deleted. */
   readonly dryRun?: DryRunSummary;
-  /** Findings of the scan, sorted (report/findings.ts), linked to their root causes. */
+  /** Findings of the scan, sorted (rules/findings.ts), linked to their root causes. */
   readonly findings?: readonly Finding[];
   /** Keys of the findings that cross the `fail-on` policy. */
   readonly failing?: readonly string[];
@@ -91,8 +93,7 @@ export interface Report {
 export function summarizeInventory(inventory: Inventory): InventorySummary {
   const counts: Record<string, number> = {};
   for (const o of inventory.objects) {
-    const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
-    const key = group ? `${o.resource}.${group}` : o.resource;
+    const key = typeNameOf(o);
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return {

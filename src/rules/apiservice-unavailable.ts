@@ -1,4 +1,4 @@
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { conditionOf, fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { describeCondition } from './namespace-conditions.js';

@@ -1,4 +1,4 @@
-import type { Severity } from '../report/findings.js';
+import type { Severity } from './severity.js';
 
 /** What a finding code means, as data: its default severity and a one-line title. */
 export interface FindingCodeInfo {
@@ -87,6 +87,30 @@ export const findingCodes = {
   HelmLeftover: {
     severity: 'warning',
     title: 'Object that carries the annotations of a Helm release that no longer exists',
+  },
+  RBACBindingLeftover: {
+    severity: 'warning',
+    title: 'RBAC binding whose every subject is a ServiceAccount of a namespace that no longer exists',
+  },
+  RBACBindingDanglingSubject: {
+    severity: 'warning',
+    title: 'RBAC binding that also names ServiceAccounts of namespaces that no longer exist',
+  },
+  StaleLeaderLease: {
+    severity: 'info',
+    title: 'Leader-election Lease that nobody renews, held by a pod that no longer exists',
+  },
+  HelmReleaseRecordLost: {
+    severity: 'warning',
+    title: 'Helm release record gone while objects of the release remain, held in deletion',
+  },
+  StatefulSetClaimLeftover: {
+    severity: 'warning',
+    title: 'PersistentVolumeClaim of a StatefulSet that no longer exists (data left behind)',
+  },
+  CSIDriverGone: {
+    severity: 'error',
+    title: 'Volumes held by the CSI attacher finalizer of a storage driver that no longer runs',
   },
 } as const satisfies Record<string, FindingCodeInfo>;
 

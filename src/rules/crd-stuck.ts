@@ -1,6 +1,7 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import {
@@ -11,14 +12,7 @@ import {
 } from './kubernetes-objects.js';
 import { describeCondition } from './namespace-conditions.js';
 import type { Rule } from './rule.js';
-import {
-  capLines,
-  formatDuration,
-  groupOf,
-  stuckDeletionAge,
-  typeName,
-  wasListed,
-} from './snapshot-views.js';
+import { capLines, formatDuration, stuckDeletionAge, typeName, wasListed } from './snapshot-views.js';
 
 const rule = 'crd-stuck';
 

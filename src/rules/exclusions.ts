@@ -1,7 +1,7 @@
 import { minimatch } from 'minimatch';
 import type { Inventory } from '../inventory/snapshot.js';
 import { matchesLabels, type LabelRequirement } from '../plan/label-selector.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 
 /**
  * One `ignore` entry: a finding is suppressed when every field given matches (globs for

@@ -3,10 +3,12 @@
  * the controller that removes it); for any other finalizer a heuristic looks for a running
  * controller in the snapshot (see `findFinalizerControllers`).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
-import { groupOf, wasListed } from './snapshot-views.js';
+import { livenessReader, type Liveness } from './controller-liveness.js';
+import { describeObject, wasListed } from './snapshot-views.js';
 
 /**
  * Finalizers that Kubernetes itself removes, and which component does (kubernetes/kubernetes:
@@ -85,36 +87,53 @@ function containsWords(text: string, token: string): boolean {
   return false;
 }
 
-/** The kinds that can be a controller's footprint: where it runs, its identity, its leader lease. */
+/**
+ * The kinds whose objects can show that a controller runs (controller-liveness.ts): where it
+ * runs (with available replicas) and its leader-election Lease (renewed in time).
+ * ServiceAccounts, Services and the like outlive their controller and prove nothing.
+ */
 const footprintKinds = [
   { group: 'apps', resource: 'deployments' },
   { group: 'apps', resource: 'statefulsets' },
   { group: 'apps', resource: 'daemonsets' },
-  { group: '', resource: 'serviceaccounts' },
   { group: 'coordination.k8s.io', resource: 'leases' },
 ] as const;
 
 const matchedLabels = ['app.kubernetes.io/name', 'app.kubernetes.io/part-of', 'app'];
 
+/** An object that looks like the controller, why it was matched, and whether it is live. */
+export interface ControllerCandidate {
+  readonly object: ObjectMetadata;
+  /** `name matches example`, `label app.kubernetes.io/name=strimzi matches strimzi`. */
+  readonly match: string;
+  readonly liveness: Liveness;
+}
+
 /** The outcome of the controller search for one finalizer. */
 export type ControllerSearch =
-  /** Objects that look like the finalizer's controller and are not being deleted. */
+  /** Live objects that look like the finalizer's controller (`candidates`), not being deleted. */
   | {
       readonly result: 'found';
       readonly tokens: readonly string[];
-      readonly candidates: readonly ObjectMetadata[];
+      readonly candidates: readonly ControllerCandidate[];
     }
-  | { readonly result: 'none'; readonly tokens: readonly string[] }
+  /** Nothing live looks like the controller; `notLive`: lookalikes that do not run. */
+  | {
+      readonly result: 'none';
+      readonly tokens: readonly string[];
+      readonly notLive: readonly ControllerCandidate[];
+    }
   /** No conclusion: the finalizer names no controller, or a footprint kind could not be listed. */
   | { readonly result: 'unknown'; readonly reason: string };
 
 /**
- * Heuristic: does anything in the cluster look like the controller of `finalizer`? A
- * candidate is a Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease whose name,
- * namespace, or `app.kubernetes.io/name` / `app.kubernetes.io/part-of` / `app` label contains
- * one of `controllerTokens(finalizer)` as whole words. Excluded: objects being deleted,
- * objects in a Terminating namespace (a controller in a namespace being deleted goes with it,
- * scenario S03), ServiceAccounts named `default` (every namespace has one) and node Leases
+ * Heuristic: does anything in the cluster look like the controller of `finalizer`, and run? A
+ * candidate is a Deployment, StatefulSet, DaemonSet or Lease whose name, namespace, or
+ * `app.kubernetes.io/name` / `app.kubernetes.io/part-of` / `app` label contains one of
+ * `controllerTokens(finalizer)` as whole words; it counts only when it is live
+ * (controller-liveness.ts: a workload with available replicas, a Lease renewed within its
+ * duration plus grace). Excluded: objects being deleted, objects in a Terminating namespace (a
+ * controller in a namespace being deleted goes with it, scenario S03) and node Leases
  * (kube-node-lease). A false "found" only softens the finding to StuckFinalizer; "none" is
  * concluded only when every footprint kind was listed.
  */
@@ -138,18 +157,34 @@ export function nameTokens(name: string): string[] {
   return [...new Set(words)];
 }
 
+/** Which of the object's texts matched which token, in words, or undefined. */
+function matchOf(o: ObjectMetadata, tokens: readonly string[]): string | undefined {
+  const texts: [string, string][] = [
+    ['name', o.name],
+    ['namespace', o.namespace ?? ''],
+    ...matchedLabels.map((l): [string, string] => [`label ${l}=${o.labels?.[l] ?? ''}`, o.labels?.[l] ?? '']),
+  ];
+  for (const [where, text] of texts) {
+    const token = tokens.find((t) => text && containsWords(text, t));
+    if (token) return `${where} matches ${token}`;
+  }
+  return undefined;
+}
+
 /** The search of `findFinalizerControllers` for given tokens (non-empty). */
 export function findControllers(inventory: Inventory, tokens: readonly string[]): ControllerSearch {
   const terminating = terminatingNamespaces(inventory);
   const kinds = new Set(footprintKinds.map((k) => `${k.group}/${k.resource}`));
-  const candidates = inventory.objects.filter((o) => {
-    if (!kinds.has(`${groupOf(o.apiVersion)}/${o.resource}`)) return false;
-    if (o.deletionTimestamp || (o.namespace && terminating.has(o.namespace))) return false;
-    if (o.namespace === 'kube-node-lease' || (o.resource === 'serviceaccounts' && o.name === 'default'))
-      return false;
-    const texts = [o.name, o.namespace ?? '', ...matchedLabels.map((l) => o.labels?.[l] ?? '')];
-    return tokens.some((t) => texts.some((text) => text && containsWords(text, t)));
-  });
+  const liveness = livenessReader(inventory);
+  const matched: ControllerCandidate[] = [];
+  for (const o of inventory.objects) {
+    if (!kinds.has(`${groupOf(o.apiVersion)}/${o.resource}`)) continue;
+    if (o.deletionTimestamp || (o.namespace && terminating.has(o.namespace))) continue;
+    if (o.namespace === 'kube-node-lease') continue;
+    const match = matchOf(o, tokens);
+    if (match) matched.push({ object: o, match, liveness: liveness(o) });
+  }
+  const candidates = matched.filter((c) => c.liveness.live);
   if (candidates.length) return { result: 'found', tokens, candidates };
   const unlisted = footprintKinds.filter((k) => !wasListed(inventory, k.group, k.resource));
   if (unlisted.length)
@@ -157,5 +192,30 @@ export function findControllers(inventory: Inventory, tokens: readonly string[])
       result: 'unknown',
       reason: `could not list ${unlisted.map((k) => k.resource).join(', ')} to look for its controller`,
     };
-  return { result: 'none', tokens };
+  return { result: 'none', tokens, notLive: matched };
+}
+
+/** One evidence line per candidate: `deployments.apps ns/x (name matches x; 1 of 1 replicas available)`. */
+export function describeCandidates(candidates: readonly ControllerCandidate[], max = 5): string {
+  const shown = candidates
+    .slice(0, max)
+    .map((c) => `${describeObject(c.object)} (${c.match}; ${c.liveness.reason})`);
+  return shown.join(', ') + (candidates.length > max ? ` and ${candidates.length - max} more` : '');
+}
+
+/**
+ * The evidence line of a controller search: which object was taken as the controller and why,
+ * or that nothing live matches (naming the lookalikes that do not run), or why it is unknown.
+ */
+export function describeControllerSearch(search: ControllerSearch, source: string): string {
+  if (search.result === 'found')
+    return `taken as its controller (live, and its name, namespace or app label matches ${search.tokens.join(', ')}): ${describeCandidates(search.candidates)}`;
+  if (search.result === 'none')
+    return (
+      `no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) ` +
+      `outside a Terminating namespace has a name, namespace or app label matching ${search.tokens.join(', ')} ` +
+      `(from ${source})` +
+      (search.notLive.length ? `; not live, so not taken: ${describeCandidates(search.notLive)}` : '')
+    );
+  return `whether its controller runs is unknown: ${search.reason}`;
 }

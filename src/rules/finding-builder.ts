@@ -1,5 +1,6 @@
 import type { ObjectRef } from '../inventory/types.js';
-import { findingKey, type Finding, type Remediation, type Severity } from '../report/findings.js';
+import { findingKey, type Finding, type Remediation } from './findings.js';
+import type { Severity } from './severity.js';
 import { findingCodes, type FindingCode } from './codes.js';
 import type { RuleContext } from './rule.js';
 

@@ -1,12 +1,13 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { instancesOf } from './crd-stuck.js';
 import { buildFinding } from './finding-builder.js';
 import {
   hookAnnotation,
   isInstalled,
-  releaseHistories,
+  releaseHistoriesById,
   releaseId,
   releaseNameAnnotation,
   releaseNamespaceAnnotation,
@@ -18,7 +19,7 @@ import { getYaml } from './kubectl.js';
 import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
-import { describeObject, groupOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, refOf, typeNameOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 
@@ -243,7 +244,7 @@ export const helmLeftoverRule: Rule = {
   codes: ['HelmLeftover'],
   check(inventory, context) {
     if (!wasListed(inventory, '', 'secrets')) return [];
-    const histories = new Map(releaseHistories(inventory).map((h) => [releaseId(h.namespace, h.name), h]));
+    const histories = releaseHistoriesById(inventory);
     const installed = [...histories.values()].filter(isInstalled);
     const installedIds = new Set(installed.map((h) => releaseId(h.namespace, h.name)));
     const namespacesWithReleases = new Set(installed.map((h) => h.namespace));

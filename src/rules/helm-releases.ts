@@ -81,6 +81,11 @@ export function releaseHistories(inventory: Inventory): ReleaseHistory[] {
     .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }
 
+/** Pure: `releaseHistories` keyed by `releaseId`. */
+export function releaseHistoriesById(inventory: Inventory): Map<string, ReleaseHistory> {
+  return new Map(releaseHistories(inventory).map((h) => [releaseId(h.namespace, h.name), h]));
+}
+
 /** Whether the release exists for Helm: its current revision is not `uninstalled` (kept history). */
 export function isInstalled(history: ReleaseHistory): boolean {
   return history.current.status !== 'uninstalled';

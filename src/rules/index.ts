@@ -1,13 +1,15 @@
 /**
- * The rule registry: every rule of the first set, in the order they run, and `runRules`, which
+ * The rule registry: every rule (the first set and S19-S23), in the order they run, and `runRules`, which
  * runs them over one snapshot, links root causes and sorts. Adding a rule touches its file,
  * one line here, its codes in codes.ts and docs/finding-codes.md, and its fixture test.
  */
 import type { Inventory } from '../inventory/snapshot.js';
-import { sortFindings, type Finding } from '../report/findings.js';
+import { sortFindings, type Finding } from './findings.js';
 import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
 import { crdStuckRule } from './crd-stuck.js';
+import { csiDriverGoneRule } from './csi-driver-gone.js';
 import { helmLeftoverRule } from './helm-leftover.js';
+import { helmReleaseRecordLostRule } from './helm-release-record-lost.js';
 import { helmReleaseStuckRule } from './helm-release-stuck.js';
 import { linkFindings } from './link.js';
 import { namespaceStuckRule } from './namespace-stuck.js';
@@ -16,7 +18,10 @@ import { orphanedCrDataRule } from './orphaned-cr-data.js';
 import { ownerReferenceRule } from './owner-reference.js';
 import { podStuckTerminatingRule } from './pod-stuck-terminating.js';
 import { pvcProtectionBlockedRule } from './pvc-protection-blocked.js';
+import { rbacDanglingSubjectsRule } from './rbac-dangling-subjects.js';
 import type { Rule, RuleContext } from './rule.js';
+import { staleLeaderLeaseRule } from './stale-leader-lease.js';
+import { statefulSetClaimLeftoverRule } from './statefulset-claim-leftover.js';
 import { storageLeftoverRule } from './storage-leftover.js';
 import { stuckFinalizerRule } from './stuck-finalizer.js';
 import { webhookBackendMissingRule } from './webhook-backend-missing.js';
@@ -38,11 +43,16 @@ export const rules: readonly Rule[] = [
   pvcProtectionBlockedRule,
   helmReleaseStuckRule,
   helmLeftoverRule,
+  rbacDanglingSubjectsRule,
+  staleLeaderLeaseRule,
+  helmReleaseRecordLostRule,
+  statefulSetClaimLeftoverRule,
+  csiDriverGoneRule,
 ];
 
 /**
  * Pure: runs `selected` rules (default: all) over the snapshot, sets `causedBy` (link.ts) and
- * returns the findings sorted (report/findings.ts `compareFindings`). Never calls the API.
+ * returns the findings sorted (rules/findings.ts `compareFindings`). Never calls the API.
  */
 export function runRules(
   inventory: Inventory,

@@ -128,15 +128,76 @@ export interface PersistentVolumeObject {
     readonly persistentVolumeReclaimPolicy?: string;
     readonly storageClassName?: string;
     readonly capacity?: Readonly<Record<string, string>>;
+    /** A CSI volume: the driver that attaches, detaches and deletes it, and its id in the backend. */
+    readonly csi?: { readonly driver?: string; readonly volumeHandle?: string };
   };
   readonly status?: { readonly phase?: string; readonly lastPhaseTransitionTime?: string };
 }
 
 /** core/v1 PersistentVolumeClaim (the fields rules read). */
 export interface PersistentVolumeClaimObject {
+  readonly metadata?: ObjectMeta & { readonly ownerReferences?: readonly unknown[] };
+  readonly spec?: {
+    readonly volumeName?: string;
+    readonly storageClassName?: string;
+    readonly resources?: { readonly requests?: Readonly<Record<string, string>> };
+  };
+  readonly status?: { readonly phase?: string; readonly capacity?: Readonly<Record<string, string>> };
+}
+
+/** rbac.authorization.k8s.io/v1 Subject. */
+export interface RbacSubject {
+  /** ServiceAccount, User or Group. */
+  readonly kind?: string;
+  readonly name?: string;
+  /** Set for ServiceAccount subjects. */
+  readonly namespace?: string;
+  readonly apiGroup?: string;
+}
+
+/** rbac.authorization.k8s.io/v1 RoleBinding and ClusterRoleBinding (as projected, types.ts). */
+export interface BindingObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
   readonly metadata?: ObjectMeta;
-  readonly spec?: { readonly volumeName?: string; readonly storageClassName?: string };
-  readonly status?: { readonly phase?: string };
+  readonly roleRef?: { readonly kind?: string; readonly name?: string; readonly apiGroup?: string };
+  readonly subjects?: readonly RbacSubject[] | null;
+}
+
+/** apps/v1 Deployment, StatefulSet and DaemonSet, as projected (src/inventory/types.ts). */
+export interface WorkloadObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    readonly replicas?: number;
+    readonly volumeClaimTemplates?: readonly { readonly metadata?: { readonly name?: string } }[];
+    readonly persistentVolumeClaimRetentionPolicy?: {
+      readonly whenDeleted?: string;
+      readonly whenScaled?: string;
+    };
+  };
+  readonly status?: {
+    readonly replicas?: number;
+    readonly readyReplicas?: number;
+    /** Deployments and StatefulSets. */
+    readonly availableReplicas?: number;
+    /** DaemonSets. */
+    readonly numberAvailable?: number;
+    readonly desiredNumberScheduled?: number;
+  };
+}
+
+/** storage.k8s.io/v1 VolumeAttachment. */
+export interface VolumeAttachmentObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    /** The CSI driver name (the external-attacher acts on attachments of its driver only). */
+    readonly attacher?: string;
+    readonly nodeName?: string;
+    readonly source?: { readonly persistentVolumeName?: string };
+  };
+  readonly status?: { readonly attached?: boolean };
 }
 
 /** core/v1 Taint. */
@@ -165,6 +226,7 @@ export interface LeaseObject {
   readonly spec?: {
     readonly holderIdentity?: string;
     readonly renewTime?: string;
+    readonly acquireTime?: string;
     readonly leaseDurationSeconds?: number;
   };
 }
@@ -195,6 +257,12 @@ export interface FullObjectTypes {
   readonly persistentvolumeclaims: PersistentVolumeClaimObject;
   readonly nodes: NodeObject;
   readonly leases: LeaseObject;
+  readonly rolebindings: BindingObject;
+  readonly clusterrolebindings: BindingObject;
+  readonly deployments: WorkloadObject;
+  readonly statefulsets: WorkloadObject;
+  readonly daemonsets: WorkloadObject;
+  readonly volumeattachments: VolumeAttachmentObject;
   /** Only the Pods fetched whole (src/inventory/pods.ts), not every Pod. */
   readonly pods: PodObject;
 }

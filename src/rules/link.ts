@@ -16,16 +16,19 @@
  *   namespace's pods (S11: pods that no kubelet confirms are what remains).
  * - NamespaceBlockedByFinalizer → PVCProtectionBlocked of the namespace's claims (S12).
  * - PVCProtectionBlocked → PodStuckTerminating of the pods that use the claim (S12).
+ * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
+import { recordLostCauses } from './helm-release-record-lost.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
-import { groupOf, refOf, waitsForFinalizers } from './snapshot-views.js';
+import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 const apiServiceKey = (name: string) =>
@@ -132,7 +135,9 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
           ? crdCauses(f, inventory)
           : f.code === 'PVCProtectionBlocked'
             ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
-            : [];
+            : f.code === 'HelmReleaseRecordLost'
+              ? recordLostCauses(f, inventory)
+              : [];
     const causedBy = [...new Set(candidates.filter((k) => keys.has(k) && k !== f.key))];
     return causedBy.length ? { ...f, causedBy } : f;
   });

@@ -1,6 +1,6 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding, type FindingParts } from './finding-builder.js';
 import { getYaml, neverFinalizeNamespace, stripFinalizers } from './kubectl.js';
 import { conditionOf, fullObjectsOf, refOfWhole, type NamespaceObject } from './kubernetes-objects.js';

@@ -1,4 +1,4 @@
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import type { Rule } from './rule.js';

@@ -7,9 +7,9 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
-import { findControllers, nameTokens } from './finalizer-controllers.js';
+import { describeControllerSearch, findControllers, nameTokens } from './finalizer-controllers.js';
 import { isInstalled, releaseHistories, releaseId, releaseNameAnnotation } from './helm-releases.js';
 import { getYaml } from './kubectl.js';
 import type { RuleContext } from './rule.js';
@@ -45,8 +45,8 @@ function removedReleases(inventory: Inventory, context: RuleContext) {
  * Pure: `operator-created` findings (severity info). An object qualifies when it is outside
  * its release's namespace, has no Helm release annotation, its name starts with
  * `<release>-` of a removed release, and its `app.kubernetes.io/managed-by` label names a
- * controller (not Helm) of which nothing runs: no Deployment, StatefulSet, DaemonSet,
- * ServiceAccount or Lease matches the label's words (finalizer-controllers.ts). Skipped like
+ * controller (not Helm) of which nothing runs: no live Deployment, StatefulSet, DaemonSet or
+ * Lease matches the label's words (finalizer-controllers.ts, controller-liveness.ts). Skipped like
  * the other subtypes: deleting objects, objects with ownerReferences, objects in a
  * Terminating namespace, objects created after the snapshot started.
  */
@@ -88,7 +88,7 @@ export function operatorCreatedLeftovers(
             `name starts with ${release.name}-: release ${release.namespace}/${release.name} ${release.how}`,
             `outside the release namespace ${release.namespace}; no ${releaseNameAnnotation} annotation: not in the release manifest`,
             `labels: ${labels.join(', ')}`,
-            `no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace matches ${search.tokens.join(', ')} (from ${managedByLabel}=${managedBy})`,
+            describeControllerSearch(search, `${managedByLabel}=${managedBy}`),
             ...(o.creationTimestamp ? [`creationTimestamp: ${o.creationTimestamp}`] : []),
           ],
           remediation: {

@@ -1,4 +1,4 @@
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
 import type { Rule } from './rule.js';

@@ -1,11 +1,12 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, OwnerReference, ServedResource } from '../inventory/types.js';
-import { objectPath, type Finding } from '../report/findings.js';
+import { objectPath, type Finding } from './findings.js';
 import { buildFinding, type FindingParts } from './finding-builder.js';
 import { getYaml } from './kubectl.js';
 import type { Rule, RuleContext } from './rule.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
-import { describeObject, groupOf, objectsOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, objectsOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
 
 const rule = 'owner-reference';
 

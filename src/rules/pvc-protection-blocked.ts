@@ -1,6 +1,6 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectRef } from '../inventory/types.js';
-import { findingKey, type Finding } from '../report/findings.js';
+import { findingKey, type Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { stripFinalizers } from './kubectl.js';
 import { fullObjectsOf, type PersistentVolumeClaimObject, type PodObject } from './kubernetes-objects.js';

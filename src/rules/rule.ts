@@ -1,5 +1,5 @@
 import type { Inventory } from '../inventory/snapshot.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import type { FindingCode } from './codes.js';
 
 /** What every rule gets besides the snapshot. */

@@ -2,6 +2,7 @@
  * Small pure helpers that every rule uses to read the snapshot: object references, kubectl
  * resource type names, ages, and whether a resource was read at all (coverage).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
 
@@ -14,12 +15,6 @@ export function refOf(o: ObjectMetadata): ObjectRef {
     name: o.name,
     ...(o.uid ? { uid: o.uid } : {}),
   };
-}
-
-/** The API group of an apiVersion: `apps/v1` → `apps`, `v1` → '' (core). */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 /**

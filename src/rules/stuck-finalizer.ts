@@ -1,11 +1,13 @@
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
+import { attacherHolds, goneDrivers } from './csi-driver-gone.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
+  describeControllerSearch,
   findFinalizerControllers,
-  type ControllerSearch,
 } from './finalizer-controllers.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
@@ -16,7 +18,6 @@ import {
   capLines,
   describeObject,
   formatDuration,
-  groupOf,
   refOf,
   stuckDeletionAge,
 } from './snapshot-views.js';
@@ -44,20 +45,6 @@ function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
   ); // crd-stuck
 }
 
-function describeSearch(finalizer: string, search: ControllerSearch): string {
-  if (search.result === 'found')
-    return `looks like its controller (name, namespace or app label matching ${search.tokens.join(', ')}): ${search.candidates
-      .slice(0, 5)
-      .map(describeObject)
-      .join(', ')}`;
-  if (search.result === 'none')
-    return (
-      `no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace has a ` +
-      `name, namespace or app label matching ${search.tokens.join(', ')} (from ${finalizer})`
-    );
-  return `whether its controller runs is unknown: ${search.reason}`;
-}
-
 interface Group {
   readonly namespace: string | undefined;
   readonly finalizer: string;
@@ -66,10 +53,12 @@ interface Group {
 
 function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
   const groups = new Map<string, Group>();
+  // csi-driver-gone reports the attacher finalizers of drivers that no longer run.
+  const csiHeld = new Set(goneDrivers(inventory).map((d) => d.finalizer));
   for (const o of inventory.objects) {
     if (!o.finalizers?.length || stuckDeletionAge(o.deletionTimestamp, context) === undefined) continue;
     for (const finalizer of o.finalizers) {
-      if (reportedElsewhere(o, finalizer)) continue;
+      if (reportedElsewhere(o, finalizer) || csiHeld.has(finalizer)) continue;
       const key = `${o.namespace ?? ''}\0${finalizer}`;
       const group = groups.get(key) ?? { namespace: o.namespace, finalizer, objects: [] };
       group.objects.push(o);
@@ -88,8 +77,10 @@ function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
  * other finalizer, `findFinalizerControllers` looks for its controller: when nothing in the
  * cluster looks like it, `OperatorGoneFinalizer` (error; scenarios S02, S03: the operator was
  * uninstalled before its objects were deleted); otherwise, or when that cannot be told,
- * `StuckFinalizer` (warning). Namespaces and the CRD cleanup finalizer are left to
- * namespace-stuck and crd-stuck.
+ * `StuckFinalizer` (warning). A candidate counts only when it is live (controller-liveness.ts),
+ * and the evidence names the object taken as the controller and why. Namespaces, the CRD
+ * cleanup finalizer and the attacher finalizers of CSI drivers that no longer run are left to
+ * namespace-stuck, crd-stuck and csi-driver-gone.
  */
 export const stuckFinalizerRule: Rule = {
   name: rule,
@@ -98,9 +89,13 @@ export const stuckFinalizerRule: Rule = {
   check(inventory, context) {
     const findings: Finding[] = [];
     const terminating = terminatingNamespaces(inventory);
+    // An attacher finalizer names no controller: its driver's search (csi-driver-gone.ts) stands in.
+    const attacherSearches = new Map(attacherHolds(inventory).map((h) => [h.finalizer, h.search]));
     for (const { namespace, finalizer, objects } of groupByFinalizer(inventory, context)) {
       const builtIn = builtInFinalizers[finalizer];
-      const search = builtIn ? undefined : findFinalizerControllers(inventory, finalizer);
+      const search = builtIn
+        ? undefined
+        : (attacherSearches.get(finalizer) ?? findFinalizerControllers(inventory, finalizer));
       const gone = search?.result === 'none';
       const oldest = Math.max(...objects.map((o) => ageSeconds(o.deletionTimestamp, context.now) ?? 0));
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
@@ -120,7 +115,7 @@ export const stuckFinalizerRule: Rule = {
               ...capLines(
                 objects.map((o) => `${describeObject(o)} (deletionTimestamp ${o.deletionTimestamp ?? ''})`),
               ),
-              builtIn ? `removed by ${builtIn}` : describeSearch(finalizer, search!),
+              builtIn ? `removed by ${builtIn}` : describeControllerSearch(search!, finalizer),
               ...(inTerminatingNamespace && !builtIn
                 ? [
                     `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +

@@ -1,4 +1,4 @@
-import type { Finding } from '../report/findings.js';
+import type { Finding } from './findings.js';
 import { describeWebhookMatch, failurePolicyOf, webhookConfigurations } from './admission-webhooks.js';
 import { buildFinding } from './finding-builder.js';
 import { fullObjectsOf, refOfWhole, type ServiceReference } from './kubernetes-objects.js';

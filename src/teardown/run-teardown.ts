@@ -1,8 +1,9 @@
+import { groupOf } from '../cluster/api-version.js';
 import pLimit from 'p-limit';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import type { HelmPort } from '../helm/helm-cli.js';
-import { groupOf, parseManifest } from '../helm/manifest.js';
+import { parseManifest } from '../helm/manifest.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';

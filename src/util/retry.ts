@@ -1,59 +1,45 @@
 import pRetry, { AbortError } from 'p-retry';
-import { KubernetesApiError, isTlsError, isUnreachableError } from '../cluster/errors.js';
 
 /** What a retry looked like, for progress logs. */
 export interface RetryNotice {
   readonly attempt: number;
   readonly retriesLeft: number;
-  /** How long the next try waits, in ms (backoff, or Retry-After when that is longer). */
+  /** How long the next try waits, in ms (backoff, or the error's retry-after when that is longer). */
   readonly delayMs: number;
   readonly error: unknown;
 }
 
+/** The retry policy and backoff. The policy is the caller's: this module knows no protocol. */
 export interface RetryOptions {
+  /** Whether a failed try is worth another one; false ends the retries with that error. */
+  readonly isRetryable: (error: Error) => boolean;
+  /**
+   * The least wait in seconds the error asks for before the next try (an HTTP Retry-After),
+   * or undefined; capped at `maxRetryAfterSeconds`. Default: none.
+   */
+  readonly retryAfterSeconds?: (error: Error) => number | undefined;
   /** Retries after the first try (default 4). */
   readonly retries?: number;
   /** First backoff in ms (default 250); it doubles up to `maxDelayMs` (default 5000). */
   readonly minDelayMs?: number;
   readonly maxDelayMs?: number;
-  /** Whether HTTP 409 Conflict is worth another try (true for writes that race a controller). */
-  readonly retryConflict?: boolean;
   readonly onRetry?: (notice: RetryNotice) => void;
   readonly signal?: AbortSignal;
 }
 
-/** Longest Retry-After that is honoured, in seconds; a server asking for more is capped. */
+/** Longest retry-after that is honoured, in seconds; an error asking for more is capped. */
 export const maxRetryAfterSeconds = 30;
-
-/**
- * Whether an error from a Kubernetes request is worth another try: 429 and 5xx (as client-go's
- * `IsRetryableError`/`WithRetry` policy), 409 when `retryConflict`, and transport errors that
- * got no answer (reset, refused, timeout). TLS failures and other 4xx are final.
- */
-export function isRetryable(error: unknown, retryConflict = false): boolean {
-  if (error instanceof KubernetesApiError) {
-    return (
-      error.status === 429 ||
-      error.status === 500 ||
-      error.status === 502 ||
-      error.status === 503 ||
-      error.status === 504 ||
-      (retryConflict && error.status === 409)
-    );
-  }
-  if (isTlsError(error)) return false;
-  if (isUnreachableError(error)) return true;
-  return (error as { name?: string } | null)?.name === 'TimeoutError';
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Runs `operation` with exponential backoff (p-retry) under the policy of `isRetryable`,
- * waiting at least the server's Retry-After (capped at 30 s) before the next try.
+ * Runs `operation` with exponential backoff (p-retry) while `options.isRetryable` says a
+ * failure is worth another try, waiting at least the error's `retryAfterSeconds` (capped at
+ * 30 s) before the next one. A thrown non-Error (another realm's error, a plain object) is
+ * wrapped in an Error that keeps its `name` and `message`, with the original as `cause`.
  * @throws the last error when it is not retryable or the retries are used up.
  */
-export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions = {}) {
+export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions) {
   return pRetry(
     async (attempt) => {
       try {
@@ -61,7 +47,7 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
       } catch (caught) {
         // p-retry only handles Error instances of this realm; undici's transport errors and
         // the DOMException of AbortSignal.timeout can come from another (jest's vm modules), so
-        // wrap those, keeping the original as cause and its name (TimeoutError is retryable).
+        // wrap those, keeping the original as cause and its name (a TimeoutError stays one).
         const error =
           caught instanceof Error
             ? caught
@@ -69,7 +55,7 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
                 cause: caught,
                 ...(typeof (caught as Error)?.name === 'string' ? { name: (caught as Error).name } : {}),
               });
-        if (!isRetryable(error, options.retryConflict)) throw new AbortError(error);
+        if (!options.isRetryable(error)) throw new AbortError(error);
         throw error;
       }
     },
@@ -82,10 +68,8 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
       ...(options.signal ? { signal: options.signal } : {}),
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft, retryDelay }) => {
         if (retriesLeft <= 0) return;
-        const retryAfter =
-          error instanceof KubernetesApiError && error.retryAfterSeconds !== undefined
-            ? Math.min(error.retryAfterSeconds, maxRetryAfterSeconds) * 1000
-            : 0;
+        const asked = options.retryAfterSeconds?.(error);
+        const retryAfter = asked === undefined ? 0 : Math.min(asked, maxRetryAfterSeconds) * 1000;
         const extra = Math.max(0, retryAfter - retryDelay);
         options.onRetry?.({ attempt: attemptNumber, retriesLeft, delayMs: retryDelay + extra, error });
         if (extra > 0) await sleep(extra);

@@ -7,7 +7,8 @@
 #   audit.log         API server audit log (JSON lines, level Metadata)
 #   logs/*.log        one log per process; pids/*.pid one pid file per process
 # Starting while it already runs is a no-op. Ports: KUBE_SWEEP_APISERVER_PORT (16443),
-# KUBE_SWEEP_ETCD_PORT (23791; the peer port is +10).
+# KUBE_SWEEP_ETCD_PORT (23791; the peer port is +10), KUBE_SWEEP_AUTHN_WEBHOOK_PORT (the API
+# port + 10000: where the API server sends TokenReviews, served by a test while it runs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -15,6 +16,7 @@ dir=${KUBE_SWEEP_CLUSTER_DIR:-$repo/.cluster}
 api_port=${KUBE_SWEEP_APISERVER_PORT:-16443}
 etcd_port=${KUBE_SWEEP_ETCD_PORT:-23791}
 etcd_peer_port=$((etcd_port + 10))
+authn_webhook_port=${KUBE_SWEEP_AUTHN_WEBHOOK_PORT:-$((api_port + 10000))}
 log() { printf '[cluster] %s\n' "$*" >&2; }
 
 alive() { [[ -f "$dir/pids/$1.pid" ]] && kill -0 "$(cat "$dir/pids/$1.pid")" 2>/dev/null; }
@@ -89,6 +91,26 @@ kubeconfig_for "$dir/kubeconfig" admin
 kubeconfig_for "$dir/controller-manager.kubeconfig" controller-manager
 kubeconfig_for "$dir/scheduler.kubeconfig" scheduler
 
+# Webhook token authentication, for tests of tokens that expire (token-refresh.test.ts): a bearer
+# token that no other authenticator knows is sent as a TokenReview (v1, not cached) to a server on
+# loopback that the test runs while it runs. When nothing listens there, the connection is refused
+# and such a token gets its 401 at once (the webhook client does not retry a refused connection).
+cat >"$dir/authn-webhook.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: test-token-authenticator
+  cluster:
+    server: http://127.0.0.1:$authn_webhook_port/authenticate
+users:
+- name: kube-apiserver
+  user: {}
+contexts:
+- name: webhook
+  context: {cluster: test-token-authenticator, user: kube-apiserver}
+current-context: webhook
+KC
+
 cat >"$dir/audit-policy.yaml" <<'YAML'
 apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -138,6 +160,8 @@ start kube-apiserver kube-apiserver --etcd-servers "http://127.0.0.1:$etcd_port"
   --requestheader-extra-headers-prefix X-Remote-Extra- \
   --proxy-client-cert-file "$pki/front-proxy.crt" --proxy-client-key-file "$pki/front-proxy.key" \
   --audit-policy-file "$dir/audit-policy.yaml" --audit-log-path "$dir/audit.log" --audit-log-format json \
+  --authentication-token-webhook-config-file "$dir/authn-webhook.kubeconfig" \
+  --authentication-token-webhook-version v1 --authentication-token-webhook-cache-ttl 0s \
   --allow-privileged=true --endpoint-reconciler-type none
 wait_for kube-apiserver 90 api_ready
 
@@ -186,6 +210,7 @@ fi
   echo "export KUBECONFIG='$dir/kubeconfig'"
   echo "export KUBE_SWEEP_CLUSTER_DIR='$dir'"
   echo "export KUBE_SWEEP_ETCD_ENDPOINT='http://127.0.0.1:$etcd_port'"
+  echo "export KUBE_SWEEP_AUTHN_WEBHOOK_PORT='$authn_webhook_port'"
   echo "export KUBECTL='$kubectl_bin'"
   echo "export HELM4='$cache/bin/helm-$HELM4_VERSION/helm'"
   echo "export HELM3='$cache/bin/helm-$HELM3_VERSION/helm'"

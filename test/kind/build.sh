@@ -32,6 +32,57 @@ t0=$(date +%s)
 took() { log "$1 ($(( $(date +%s) - t0 )) s)"; t0=$(date +%s); }
 mode=${1:-image}
 
+# --- Debian rootfs tarballs (mmdebstrap; mostly download and unpack, so they are made in the
+# background while the Go builds use the CPU) ----------------------------------------------------
+# shellcheck source=/dev/null
+. /etc/os-release
+suite=${KUBE_SWEEP_NODE_SUITE:-${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}}
+# Packages of the node rootfs: kind's base image list (images/base/Dockerfile) less what a single
+# node on local disk does not use (nfs, iscsi, fuse-overlayfs), plus runc, CNI plugins and dbus.
+node_packages=systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,socat,runc,containernetworking-plugins
+# kube-proxy's image: what its iptables mode runs.
+proxy_packages=iptables,nftables,conntrack,ipset,kmod
+
+apt_sources=/etc/apt/sources.list.d/debian.sources
+[[ -f $apt_sources ]] || apt_sources=/etc/apt/sources.list
+rootfs() { # <cache name> <variant> <packages>: prints the path of a cached mmdebstrap tarball
+  local out=$cache/kind-node/$1-$suite-$(echo "$2 $3" | sha256sum | cut -c1-12).tar start
+  if [[ ! -f $out ]]; then
+    start=$(date +%s)
+    mkdir -p "$cache/kind-node"
+    log "mmdebstrap $suite ($2: $3)"
+    mmdebstrap --quiet --variant="$2" --include="$3" \
+      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+      --dpkgopt='path-exclude=/usr/share/locale/*' \
+      "$suite" "${out%.tar}.part.tar" "$apt_sources" </dev/null >&2
+    mv "${out%.tar}.part.tar" "$out"
+    log "rootfs $1 made ($(( $(date +%s) - start )) s)"
+  fi
+  echo "$out"
+}
+
+key=$( { cat "$repo/test/cluster/versions.env" "$here/versions.env" "$here/build.sh" "$here/runc-nosysres"
+         echo "$suite $node_packages $proxy_packages"
+         (cd "$here/node" && find . -type f | LC_ALL=C sort | xargs cat); } | sha256sum | cut -c1-12)
+image=kube-sweep/kind-node:$KUBERNETES_VERSION-$key
+saved=$cache/kind-node/$KUBERNETES_VERSION-$key.tar
+mkdir -p "$cache/kind-node"
+
+rootfs_jobs=()
+have_image() { docker image inspect "$image" >/dev/null 2>&1 || [[ -f $saved ]]; }
+if [[ $mode == image ]]; then
+  docker info >/dev/null 2>&1 || { log "no Docker engine answers: run 'bash test/kind/docker.sh up' first"; exit 1; }
+fi
+if [[ $mode == image ]] && ! have_image; then
+  if ! command -v mmdebstrap >/dev/null; then
+    log "installing mmdebstrap from Debian"
+    apt-get update -qq >&2 || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >&2
+  fi
+  rootfs node-rootfs minbase "$node_packages" >/dev/null & rootfs_jobs=($!)
+  rootfs kube-proxy-rootfs essential "$proxy_packages" >/dev/null & rootfs_jobs+=($!)
+fi
+
 # --- binaries ------------------------------------------------------------------------
 k8s_cp_dir=$(bash "$repo/test/cluster/build.sh" | grep "/kubernetes-$KUBERNETES_VERSION\$")
 etcd_dir=$cache/bin/etcd-$ETCD_VERSION
@@ -90,22 +141,6 @@ if [[ $mode == bins ]]; then echo "$kind_dir"; exit 0; fi
 [[ $mode == image ]] || { echo "usage: $0 [bins|image]" >&2; exit 2; }
 
 # --- node image ------------------------------------------------------------------------
-docker info >/dev/null 2>&1 || { log "no Docker engine answers: run 'bash test/kind/docker.sh up' first"; exit 1; }
-. /etc/os-release
-suite=${KUBE_SWEEP_NODE_SUITE:-${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}}
-# Packages of the node rootfs: kind's base image list (images/base/Dockerfile) less what a single
-# node on local disk does not use (nfs, iscsi, fuse-overlayfs), plus runc, CNI plugins and dbus.
-node_packages=systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,socat,runc,containernetworking-plugins
-# kube-proxy's image: what its iptables mode runs.
-proxy_packages=iptables,nftables,conntrack,ipset,kmod
-
-key=$( { cat "$repo/test/cluster/versions.env" "$here/versions.env" "$here/build.sh" "$here/runc-nosysres"
-         echo "$suite $node_packages $proxy_packages"
-         (cd "$here/node" && find . -type f | LC_ALL=C sort | xargs cat); } | sha256sum | cut -c1-12)
-image=kube-sweep/kind-node:$KUBERNETES_VERSION-$key
-saved=$cache/kind-node/$KUBERNETES_VERSION-$key.tar
-mkdir -p "$cache/kind-node"
-
 if docker image inspect "$image" >/dev/null 2>&1; then
   log "node image $image exists"
   echo "$image"; exit 0
@@ -117,23 +152,7 @@ if [[ -f $saved ]]; then
   echo "$image"; exit 0
 fi
 
-apt_sources=/etc/apt/sources.list.d/debian.sources
-[[ -f $apt_sources ]] || apt_sources=/etc/apt/sources.list
-rootfs() { # <cache name> <variant> <packages>: prints the path of a cached mmdebstrap tarball
-  local out=$cache/kind-node/$1-$suite-$(echo "$2 $3" | sha256sum | cut -c1-12).tar
-  if [[ ! -f $out ]]; then
-    command -v mmdebstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >&2
-    log "mmdebstrap $suite ($2: $3)"
-    mmdebstrap --quiet --variant="$2" --include="$3" \
-      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-      --dpkgopt='path-exclude=/usr/share/locale/*' \
-      "$suite" "${out%.tar}.part.tar" "$apt_sources" </dev/null >&2
-    mv "${out%.tar}.part.tar" "$out"
-    took "rootfs $1 made"
-  fi
-  echo "$out"
-}
-
+for job in "${rootfs_jobs[@]}"; do wait "$job" || { log "mmdebstrap failed (its output is above)"; exit 1; }; done
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 cp "$here/node/Dockerfile" "$here/node/setup.sh" "$ctx/"

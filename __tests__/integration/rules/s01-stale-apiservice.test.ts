@@ -3,7 +3,7 @@
  * real: the APIService (variant A: no Service), an empty namespace deleted; the rules must name
  * the APIService (StaleAPIService) and link the namespace to it.
  */
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import {
   createNamespace,
   deleteIfPresent,

@@ -4,9 +4,9 @@
  * finalizer (NamespaceBlockedByFinalizer), say the operator is gone (OperatorGoneFinalizer)
  * and link the two. Then a Deployment that looks like the operator appears: StuckFinalizer.
  */
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
-import { createNamespace, deleteIfPresent, uniqueName } from '../support/cluster.js';
+import { clusterEnv, createNamespace, deleteIfPresent, uniqueName } from '../support/cluster.js';
 import {
   adminApiForSuite,
   cleanupFinalizer,
@@ -21,6 +21,7 @@ import {
   recordFixture,
   removeFinalizers,
   snapshot,
+  waitAvailable,
   waitForCondition,
 } from './support/scenario.js';
 
@@ -92,18 +93,22 @@ test('S02: NamespaceBlockedByFinalizer lists every object, caused by OperatorGon
       `kubectl patch widgets.${group} t1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
     ]);
     expect(gone!.evidence).toContain(
-      'no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace has a ' +
-        `name, namespace or app label matching example (from ${cleanupFinalizer})`,
+      'no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) ' +
+        `outside a Terminating namespace has a name, namespace or app label matching example (from ${cleanupFinalizer})`,
     );
 
-    // A Deployment that looks like the finalizer's controller: the finding softens to StuckFinalizer.
+    // A Deployment that looks like the finalizer's controller and runs (kwok runs its pod): the
+    // finding softens to StuckFinalizer.
+    if (!clusterEnv().kwok) throw new Error('this test needs kwok (test/cluster/up.sh starts it when built)');
     await createNamespace(api, operatorNs);
-    await createDeployment(api, operatorNs, 'example-operator', 0);
+    await createDeployment(api, operatorNs, 'example-operator', 1);
+    await waitAvailable(api, operatorNs, 'example-operator');
     const withOperator = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]);
     const stuck = withOperator.find((f) => f.code === 'StuckFinalizer');
     expect(withOperator.map((f) => f.code)).toEqual(['NamespaceBlockedByFinalizer', 'StuckFinalizer']);
     expect(stuck!.evidence).toContain(
-      `looks like its controller (name, namespace or app label matching example): deployments.apps ${operatorNs}/example-operator`,
+      'taken as its controller (live, and its name, namespace or app label matches example): ' +
+        `deployments.apps ${operatorNs}/example-operator (name matches example; 1 of 1 replicas available)`,
     );
     expect(withOperator[0]!.causedBy).toEqual([findingKey('StuckFinalizer', subject)]);
   } finally {

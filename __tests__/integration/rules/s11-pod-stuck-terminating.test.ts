@@ -5,7 +5,7 @@
  * a node that does not exist is PodGC's (kube-controller-manager force-deletes it within about
  * a minute), so it is transient and not reported while that is due.
  */
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { podGcGraceSeconds } from '../../../src/rules/pod-stuck-terminating.js';
 import { runRules } from '../../../src/rules/index.js';
 import {

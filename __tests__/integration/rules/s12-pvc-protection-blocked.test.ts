@@ -4,7 +4,7 @@
  * kube-controller-manager, its pvc-protection controller). The rules must name the pod that holds
  * the claim and link claim → pod, and namespace → claim and pod.
  */
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { createNamespace, deleteIfPresent, uniqueName, waitGone } from '../support/cluster.js';
 import {
   adminApiForSuite,

@@ -22,6 +22,8 @@ export interface ClusterEnv {
   readonly helm3: string;
   readonly helm4: string;
   readonly kwok: boolean;
+  /** Where the API server sends TokenReviews for tokens no other authenticator knows (up.sh). */
+  readonly authnWebhookPort: number;
 }
 
 export function clusterEnv(): ClusterEnv {
@@ -38,7 +40,40 @@ export function clusterEnv(): ClusterEnv {
     helm3: vars.HELM3!,
     helm4: vars.HELM4!,
     kwok: vars.KUBE_SWEEP_KWOK === '1',
+    authnWebhookPort: Number(vars.KUBE_SWEEP_AUTHN_WEBHOOK_PORT),
   };
+}
+
+/**
+ * A kubeconfig (YAML) with one cluster, user and context: `clusterLine` gives the CA (a
+ * `certificate-authority...` line), `userLines` the user entry's lines, indented by four spaces.
+ */
+export function kubeconfigYaml(server: string, clusterLine: string, userLines: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: ${server}
+    ${clusterLine}
+users:
+- name: u
+  user:
+${userLines}
+contexts:
+- name: local
+  context: {cluster: local, user: u}
+current-context: local
+`;
+}
+
+/** A kubeconfig (YAML) for the local API server; `cluster` is the CA line (default: the CA file). */
+export function localKubeconfig(
+  user: string,
+  cluster = `certificate-authority: ${join(clusterEnv().clusterDir, 'pki', 'ca.crt')}`,
+): string {
+  const server = /server: (\S+)/.exec(readFileSync(clusterEnv().kubeconfig, 'utf8'))![1]!;
+  return kubeconfigYaml(server, cluster, user);
 }
 
 /** An ApiClient with the admin identity of the local control plane. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
-import { clusterEnv, deleteIfPresent, repoRoot } from './cluster.js';
+import { clusterEnv, deleteIfPresent, kubeconfigYaml, repoRoot } from './cluster.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'kube-sweep-id-'));
 
@@ -16,22 +16,11 @@ function kubeconfig(server: string, caPem: string, user: Record<string, string>)
   const userLines = Object.entries(user)
     .map(([k, v]) => `    ${k}: ${v}`)
     .join('\n');
-  return `apiVersion: v1
-kind: Config
-clusters:
-- name: local
-  cluster:
-    server: ${server}
-    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}
-users:
-- name: u
-  user:
-${userLines}
-contexts:
-- name: local
-  context: {cluster: local, user: u}
-current-context: local
-`;
+  return kubeconfigYaml(
+    server,
+    `certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`,
+    userLines,
+  );
 }
 
 function localServerAndCa(): { server: string; caPem: string } {

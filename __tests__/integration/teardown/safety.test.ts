@@ -3,6 +3,9 @@
  * deleting anything; protected namespaces are never in the plan; plan and dry-run change
  * nothing, a teardown changes only its scope and never force-finalizes (from the audit log).
  */
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { schemaErrors } from '../../unit/support/report-schema.js';
 import { runAction } from '../support/action.js';
@@ -130,11 +133,16 @@ test("uninstalling an operator whose CRD has instances in another team's namespa
 });
 
 test('a release that fails to uninstall keeps its namespace (and Helm record) for a rerun', async () => {
+  // A helm that answers `version` as Helm 4 does (so it passes the check before any change)
+  // and fails every other command, printing nothing.
+  const failingHelm = join(mkdtempSync(join(tmpdir(), 'kube-sweep-helm-')), 'helm');
+  writeFileSync(failingHelm, '#!/bin/sh\nif [ "$1" = version ]; then echo v4.3.1; exit 0; fi\nexit 1\n');
+  chmodSync(failingHelm, 0o755);
   await withRelease(async (ns) => {
     const { report } = await runAction({
       mode: 'teardown',
       namespaces: ns,
-      helm: '/bin/false',
+      helm: failingHelm,
       'stage-timeout': '3s',
     });
     expect(report.verdict).toBe('leftovers');

@@ -39,11 +39,18 @@ test('a token wins over username/password; username/password become Basic', asyn
   });
 });
 
-test('a tokenFile is read and trimmed; relative to the kubeconfig file', async () => {
+test('a tokenFile is read and trimmed; relative to the kubeconfig file; read again after a 401, and masked', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-cred-'));
   writeFileSync(join(dir, 'tok'), 'from-file\n');
-  const creds = await resolveHttpsCredentials({}, { tokenFile: 'tok' }, '', join(dir, 'config'));
-  expect(creds.headers.authorization).toBe('Bearer from-file');
+  const masked: string[] = [];
+  const creds = await resolveHttpsCredentials({}, { tokenFile: 'tok' }, '', join(dir, 'config'), {
+    onSecret: (v) => masked.push(v),
+  });
+  expect(creds.headers.authorization).toBeUndefined();
+  expect(await creds.tokenSource!.token()).toBe('from-file');
+  writeFileSync(join(dir, 'tok'), 'rotated\n');
+  expect(await creds.tokenSource!.renew('from-file')).toBe('rotated');
+  expect(masked).toEqual(['from-file', 'rotated']);
 });
 
 test('a named file that does not exist is a kubeconfig problem that names the field', async () => {

@@ -1,5 +1,5 @@
 import { fitSummary, renderFindings, renderRemediation } from '../../../src/report/markdown.js';
-import type { Finding } from '../../../src/report/findings.js';
+import type { Finding } from '../../../src/rules/findings.js';
 
 const finding = (key: string, causedBy?: string[]): Finding =>
   ({

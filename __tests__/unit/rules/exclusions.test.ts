@@ -1,6 +1,6 @@
 import { buildInventory } from '../../../src/inventory/snapshot.js';
 import { parseLabelSelector } from '../../../src/plan/label-selector.js';
-import type { Finding } from '../../../src/report/findings.js';
+import type { Finding } from '../../../src/rules/findings.js';
 import { applyExclusions, type Exclusion } from '../../../src/rules/exclusions.js';
 
 const finding = (
@@ -58,6 +58,12 @@ const inventory = buildInventory({
     persistentvolumeclaims: [],
     nodes: [],
     leases: [],
+    rolebindings: [],
+    clusterrolebindings: [],
+    deployments: [],
+    statefulsets: [],
+    daemonsets: [],
+    volumeattachments: [],
     pods: [],
   },
   coverage: [],

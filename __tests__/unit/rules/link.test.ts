@@ -1,4 +1,4 @@
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { runRules } from '../../../src/rules/index.js';
 import { linkFindings } from '../../../src/rules/link.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';

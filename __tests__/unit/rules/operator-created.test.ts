@@ -34,19 +34,34 @@ test('operator-created: only for a removed release, outside its namespace, when 
   expect(operatorCreated(withMade, [])).toEqual([]);
   expect(operatorCreated(withMade, [{ namespace: 'kube-system', name: 'keepy' }])).toEqual([]);
   // A Deployment that looks like prometheus-operator runs: nothing.
-  const running = withInventory(withMade, (d) => ({
-    ...d,
-    objects: [
-      ...d.objects,
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        resource: 'deployments',
-        namespace: 'monitoring',
-        name: 'prometheus-operator',
-        uid: 'u-op',
+  const operator = (availableReplicas: number) =>
+    withInventory(withMade, (d) => ({
+      ...d,
+      objects: [
+        ...d.objects,
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          resource: 'deployments',
+          namespace: 'monitoring',
+          name: 'prometheus-operator',
+          uid: 'u-op',
+        },
+      ],
+      full: {
+        ...d.full,
+        deployments: [
+          {
+            metadata: { name: 'prometheus-operator', namespace: 'monitoring', uid: 'u-op' },
+            spec: { replicas: 1 },
+            status: { availableReplicas },
+          },
+        ],
       },
-    ],
-  }));
-  expect(operatorCreated(running, [{ namespace: ns, name: 'keepy' }])).toEqual([]);
+    }));
+  expect(operatorCreated(operator(1), [{ namespace: ns, name: 'keepy' }])).toEqual([]);
+  // Scaled to zero, or none available: it does not run, so it counts for nothing.
+  expect(operatorCreated(operator(0), [{ namespace: ns, name: 'keepy' }])).toEqual([
+    ['info', 'environment', 'keepy-kubelet'],
+  ]);
 });

@@ -1,4 +1,4 @@
-import { findingKey } from '../../../src/report/findings.js';
+import { findingKey } from '../../../src/rules/findings.js';
 import { runRules } from '../../../src/rules/index.js';
 import { podUsesClaim, pvcProtectionBlockedRule } from '../../../src/rules/pvc-protection-blocked.js';
 import { loadRecordedFixture, replayContext, withInventory } from './support/recorded-fixture.js';

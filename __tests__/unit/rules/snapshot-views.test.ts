@@ -1,4 +1,4 @@
-import { compareFindings, type Finding } from '../../../src/report/findings.js';
+import { compareFindings, type Finding } from '../../../src/rules/findings.js';
 import { formatDuration, typeName } from '../../../src/rules/snapshot-views.js';
 
 test.each([

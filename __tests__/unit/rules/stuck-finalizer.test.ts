@@ -39,7 +39,7 @@ test('S02: one OperatorGoneFinalizer for the finalizer, grouping both objects of
   expect(f!.evidence.map((e) => e.replace(/deletionTimestamp [^)]+/, 'deletionTimestamp …'))).toEqual([
     `services ${ns}/s1 (deletionTimestamp …)`,
     `widgets.${group} ${ns}/t1 (deletionTimestamp …)`,
-    'no Deployment, StatefulSet, DaemonSet, ServiceAccount or Lease outside a Terminating namespace has a name, namespace or app label matching example (from example.com/cleanup)',
+    'no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) outside a Terminating namespace has a name, namespace or app label matching example (from example.com/cleanup)',
     `namespace ${ns} is Terminating: if the controller for this finalizer lived in the namespace being deleted, it was deleted with it (delete such objects before their namespace)`,
   ]);
   // One JSON patch per object removes exactly this finalizer, guarded by a test op; last, after the warning.
@@ -50,59 +50,171 @@ test('S02: one OperatorGoneFinalizer for the finalizer, grouping both objects of
   ]);
 });
 
-/** The S02 snapshot plus one object that looks like the finalizer's controller. */
-function withCandidate(extra: Partial<ObjectMetadata> & Pick<ObjectMetadata, 'resource' | 'name'>) {
+/** The S02 snapshot plus one object that looks like the finalizer's controller (metadata, and its whole body). */
+function withCandidate(
+  extra: Partial<ObjectMetadata> & Pick<ObjectMetadata, 'resource' | 'name'>,
+  whole?: { spec?: object; status?: object },
+) {
   const { fixture, inventory } = loadRecordedFixture('s02-operator-gone-finalizer');
-  const template = inventory.objects.find(
-    (o) => o.resource === 'serviceaccounts' && o.namespace === 'kube-system',
-  )!;
-  const candidate = { ...template, uid: 'candidate', labels: {}, ...extra } as ObjectMetadata;
+  const kinds: Record<string, [string, string]> = {
+    deployments: ['apps/v1', 'Deployment'],
+    daemonsets: ['apps/v1', 'DaemonSet'],
+    leases: ['coordination.k8s.io/v1', 'Lease'],
+    serviceaccounts: ['v1', 'ServiceAccount'],
+  };
+  const [apiVersion, kind] = kinds[extra.resource]!;
+  const candidate = {
+    apiVersion,
+    kind,
+    namespace: 'operators',
+    uid: 'candidate',
+    ...extra,
+  } as ObjectMetadata;
+  const body = {
+    apiVersion,
+    kind,
+    metadata: { name: candidate.name, namespace: candidate.namespace, uid: 'candidate' },
+    ...whole,
+  };
   return {
     fixture,
-    inventory: withInventory(inventory, (d) => ({ ...d, objects: [...d.objects, candidate] })),
+    inventory: withInventory(inventory, (d) => ({
+      ...d,
+      objects: [...d.objects, candidate],
+      full: whole
+        ? {
+            ...d.full,
+            [extra.resource]: [
+              ...((d.full as unknown as Record<string, unknown[]>)[extra.resource] ?? []),
+              body,
+            ],
+          }
+        : d.full,
+    })),
   };
+}
+
+/** An RFC 3339 time `seconds` before the S02 snapshot was taken. */
+function beforeSnapshot(seconds: number): string {
+  const { fixture } = loadRecordedFixture('s02-operator-gone-finalizer');
+  return new Date(Date.parse(fixture.inventory.takenAt) - seconds * 1000).toISOString();
 }
 
 test.each([
   [
-    'a ServiceAccount named like it',
+    'a Deployment named like it with an available replica',
     'StuckFinalizer',
+    { resource: 'deployments', name: 'example-operator' },
+    { spec: { replicas: 1 }, status: { availableReplicas: 1 } },
+  ],
+  [
+    'a Deployment named like it scaled to zero',
+    'OperatorGoneFinalizer',
+    { resource: 'deployments', name: 'example-operator' },
+    { spec: { replicas: 0 }, status: {} },
+  ],
+  [
+    'a Deployment named like it whose status the snapshot does not hold',
+    'OperatorGoneFinalizer',
+    { resource: 'deployments', name: 'example-operator' },
+    undefined,
+  ],
+  [
+    'a DaemonSet whose app label names it, with an available pod',
+    'StuckFinalizer',
+    { resource: 'daemonsets', name: 'agent', labels: { 'app.kubernetes.io/name': 'example' } },
+    { status: { numberAvailable: 1, desiredNumberScheduled: 1 } },
+  ],
+  [
+    'a Lease named like it, renewed within its duration',
+    'StuckFinalizer',
+    { resource: 'leases', name: 'example-controller' },
+    { spec: { holderIdentity: 'x_1', leaseDurationSeconds: 15, renewTime: beforeSnapshot(20) } },
+  ],
+  [
+    'a Lease named like it, last renewed 30 minutes before the snapshot (S20)',
+    'OperatorGoneFinalizer',
+    { resource: 'leases', name: 'example-controller' },
+    { spec: { holderIdentity: 'x_1', leaseDurationSeconds: 60, renewTime: beforeSnapshot(1800) } },
+  ],
+  [
+    'a ServiceAccount named like it (it outlives its controller)',
+    'OperatorGoneFinalizer',
     { resource: 'serviceaccounts', name: 'example-operator' },
+    undefined,
   ],
   [
-    'a ServiceAccount whose app label names it',
-    'StuckFinalizer',
-    { resource: 'serviceaccounts', name: 'controller', labels: { 'app.kubernetes.io/name': 'example' } },
-  ],
-  [
-    'the default ServiceAccount of a matching namespace',
+    'a live Deployment being deleted',
     'OperatorGoneFinalizer',
-    { resource: 'serviceaccounts', name: 'default', namespace: 'example' },
+    { resource: 'deployments', name: 'example-operator', deletionTimestamp: '2020-01-01T00:00:00Z' },
+    { spec: { replicas: 1 }, status: { availableReplicas: 1 } },
   ],
   [
-    'a ServiceAccount being deleted',
+    'a live Deployment whose name only contains the token inside a word',
     'OperatorGoneFinalizer',
-    { resource: 'serviceaccounts', name: 'example-operator', deletionTimestamp: '2020-01-01T00:00:00Z' },
+    { resource: 'deployments', name: 'counterexample' },
+    { spec: { replicas: 1 }, status: { availableReplicas: 1 } },
   ],
-  [
-    'a name that only contains the token inside a word',
-    'OperatorGoneFinalizer',
-    { resource: 'serviceaccounts', name: 'counterexample' },
-  ],
-])('controller heuristic: %s → %s', (_name, code, extra) => {
-  const { fixture, inventory } = withCandidate(extra as Pick<ObjectMetadata, 'resource' | 'name'>);
+])('controller heuristic: %s → %s', (_name, code, extra, whole) => {
+  const { fixture, inventory } = withCandidate(extra as Pick<ObjectMetadata, 'resource' | 'name'>, whole);
   expect(rule.check(inventory, replayContext(fixture)).map((f) => f.code)).toEqual([code]);
+});
+
+test('the evidence names the object taken as the controller and why, and the lookalikes not taken', () => {
+  const live = withCandidate(
+    { resource: 'deployments', name: 'example-operator' },
+    { spec: { replicas: 2 }, status: { availableReplicas: 1 } },
+  );
+  const [found] = rule.check(live.inventory, replayContext(live.fixture));
+  expect(found!.evidence).toContain(
+    'taken as its controller (live, and its name, namespace or app label matches example): ' +
+      'deployments.apps operators/example-operator (name matches example; 1 of 2 replicas available)',
+  );
+  const stale = withCandidate(
+    { resource: 'leases', name: 'example-controller' },
+    {
+      spec: {
+        holderIdentity: 'example-controller-7f9c6d-abcde_0a1b',
+        leaseDurationSeconds: 60,
+        renewTime: beforeSnapshot(1800),
+      },
+    },
+  );
+  const [gone] = rule.check(stale.inventory, replayContext(stale.fixture));
+  expect(gone!.code).toBe('OperatorGoneFinalizer');
+  expect(gone!.evidence).toContain(
+    'no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) outside ' +
+      'a Terminating namespace has a name, namespace or app label matching example (from example.com/cleanup); ' +
+      'not live, so not taken: leases.coordination.k8s.io operators/example-controller (name matches example; ' +
+      'renewed 30m before the snapshot, past its leaseDurationSeconds 60 + 10 s grace, holder ' +
+      'example-controller-7f9c6d-abcde_0a1b)',
+  );
 });
 
 test('a candidate in the Terminating namespace does not count (S03: the controller went with the namespace)', () => {
   const { fixture, inventory } = loadRecordedFixture('s03-operator-in-deleted-namespace');
   const { namespace: ns, finalizer } = fixture.names;
-  const template = inventory.objects.find(
-    (o) => o.resource === 'serviceaccounts' && o.namespace === 'kube-system',
-  )!;
+  const controller = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    resource: 'deployments',
+    uid: 'x',
+    namespace: ns!,
+    name: 'application-controller',
+  };
   const inside = withInventory(inventory, (d) => ({
     ...d,
-    objects: [...d.objects, { ...template, uid: 'x', namespace: ns, name: 'application-controller' }],
+    objects: [...d.objects, controller],
+    full: {
+      ...d.full,
+      deployments: [
+        {
+          metadata: { name: controller.name, namespace: ns, uid: 'x' },
+          spec: { replicas: 1 },
+          status: { availableReplicas: 1 },
+        },
+      ],
+    },
   }));
   // The namespace name carries the finalizer's distinctive token, but it is being deleted.
   expect(findFinalizerControllers(inside, finalizer!)).toMatchObject({ result: 'none' });

@@ -1,57 +1,66 @@
-import { KubernetesApiError } from '../../../src/cluster/errors.js';
-import { isRetryable, withRetries } from '../../../src/util/retry.js';
+import { withRetries } from '../../../src/util/retry.js';
 
-const apiError = (status: number, retryAfter?: number) =>
-  new KubernetesApiError(status, 'GET', '/api/v1/pods', '', 'x', retryAfter);
+class Busy extends Error {
+  constructor(readonly waitSeconds?: number) {
+    super('busy');
+  }
+}
+const busyOnly = (error: Error) => error instanceof Busy;
 
-test.each([
-  [429, false, true],
-  [500, false, true],
-  [503, false, true],
-  [409, false, false],
-  [409, true, true],
-  [404, false, false],
-  [403, false, false],
-])('HTTP %d (retryConflict %s) retryable: %s', (status, conflict, expected) => {
-  expect(isRetryable(apiError(status), conflict)).toBe(expected);
-});
-
-test('transport errors: refused is retried, TLS is not', () => {
-  expect(isRetryable(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(true);
-  expect(isRetryable(Object.assign(new Error('x'), { cause: { code: 'SELF_SIGNED_CERT_IN_CHAIN' } }))).toBe(
-    false,
-  );
-});
-
-test('retries 429 and waits at least Retry-After', async () => {
+test('retries while the predicate says so and waits at least the retry-after the error asks for', async () => {
   const delays: number[] = [];
   let calls = 0;
   const result = await withRetries(
     async () => {
       calls++;
-      if (calls < 3) throw apiError(429, 1);
+      if (calls < 3) throw new Busy(1);
       return 'ok';
     },
-    { minDelayMs: 1, maxDelayMs: 2, onRetry: (n) => delays.push(n.delayMs) },
+    {
+      isRetryable: busyOnly,
+      retryAfterSeconds: (e) => (e instanceof Busy ? e.waitSeconds : undefined),
+      minDelayMs: 1,
+      maxDelayMs: 2,
+      onRetry: (n) => delays.push(n.delayMs),
+    },
   );
   expect(result).toBe('ok');
   expect(calls).toBe(3);
+  expect(delays).toHaveLength(2);
   expect(delays.every((d) => d >= 1000)).toBe(true);
 });
 
-test('a 404 is not retried', async () => {
+test('an error the predicate refuses is not retried', async () => {
   let calls = 0;
   await expect(
-    withRetries(async () => {
-      calls++;
-      throw apiError(404);
-    }),
-  ).rejects.toThrow('HTTP 404');
+    withRetries(
+      async () => {
+        calls++;
+        throw new Error('final');
+      },
+      { isRetryable: busyOnly },
+    ),
+  ).rejects.toThrow('final');
   expect(calls).toBe(1);
 });
 
-test("a timeout from another realm (AbortSignal.timeout's DOMException in jest's vm) keeps its name and is retried", async () => {
+test('the last error is thrown when the retries are used up', async () => {
   let calls = 0;
+  await expect(
+    withRetries(
+      async () => {
+        calls++;
+        throw new Busy();
+      },
+      { isRetryable: busyOnly, retries: 2, minDelayMs: 1, maxDelayMs: 1 },
+    ),
+  ).rejects.toThrow('busy');
+  expect(calls).toBe(3);
+});
+
+test("a throw from another realm (AbortSignal.timeout's DOMException in jest's vm) keeps its name for the predicate", async () => {
+  let calls = 0;
+  const seen: string[] = [];
   const result = await withRetries(
     async () => {
       calls++;
@@ -59,8 +68,16 @@ test("a timeout from another realm (AbortSignal.timeout's DOMException in jest's
       if (calls === 1) throw { name: 'TimeoutError', message: 'The operation was aborted due to timeout' };
       return 'ok';
     },
-    { minDelayMs: 1, maxDelayMs: 1 },
+    {
+      isRetryable: (e) => {
+        seen.push(`${e.name}: ${e.message}`);
+        return e.name === 'TimeoutError';
+      },
+      minDelayMs: 1,
+      maxDelayMs: 1,
+    },
   );
   expect(result).toBe('ok');
   expect(calls).toBe(2);
+  expect(seen).toEqual(['TimeoutError: The operation was aborted due to timeout']);
 });

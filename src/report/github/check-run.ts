@@ -1,4 +1,5 @@
-import type { Finding, Severity } from '../findings.js';
+import type { Finding } from '../../rules/findings.js';
+import type { Severity } from '../../rules/severity.js';
 import { fitMarkdown } from '../markdown.js';
 import type { Report, Verdict } from '../report.js';
 import type { GitHubContext } from './context.js';

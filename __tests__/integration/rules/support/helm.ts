@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ApiClient } from '../../../../src/cluster/api-client.js';
-import type { Finding } from '../../../../src/report/findings.js';
+import type { Finding } from '../../../../src/rules/findings.js';
 import { getOrUndefined } from '../../support/cluster.js';
 import { helm4 } from '../../support/widgets.js';
 

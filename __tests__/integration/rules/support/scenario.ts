@@ -10,7 +10,7 @@ import { KubernetesApiError } from '../../../../src/cluster/errors.js';
 import { collectInventory } from '../../../../src/inventory/collect.js';
 import type { Inventory, InventoryData } from '../../../../src/inventory/snapshot.js';
 import type { ObjectMetadata } from '../../../../src/inventory/types.js';
-import type { Finding } from '../../../../src/report/findings.js';
+import type { Finding } from '../../../../src/rules/findings.js';
 import { runRules } from '../../../../src/rules/index.js';
 import type { RuleContext } from '../../../../src/rules/rule.js';
 import { waitFor } from '../../../../src/util/wait.js';
@@ -101,6 +101,19 @@ export async function createDeployment(
       },
     },
   });
+}
+
+/** Waits until Deployment `<namespace>/<name>` has an available replica (kwok runs its pods). */
+export async function waitAvailable(api: ApiClient, namespace: string, name: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const d = await api.request<{ status?: { availableReplicas?: number } }>({
+        path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+      });
+      return { done: (d.status?.availableReplicas ?? 0) > 0, value: d.status };
+    },
+    { timeoutMs: 90_000, description: `deployment ${namespace}/${name} to have an available replica` },
+  );
 }
 
 /** Waits until the object at `path` has condition `type` with `status` (default True); returns all its conditions. */

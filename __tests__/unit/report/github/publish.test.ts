@@ -3,7 +3,7 @@
  * reached from the tests): the exact requests for the sticky comment and the check run,
  * pagination, 403 and other errors, and the token kept out of the logs.
  */
-import type { Finding } from '../../../../src/report/findings.js';
+import type { Finding } from '../../../../src/rules/findings.js';
 import { commentMarker } from '../../../../src/report/github/pr-comment.js';
 import { publishToGitHub, type PublishPorts } from '../../../../src/report/github/publish.js';
 import type { Report } from '../../../../src/report/report.js';

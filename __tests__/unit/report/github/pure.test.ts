@@ -1,5 +1,5 @@
 /** The pure parts of the GitHub publishing: context, marker, comment body, conclusion, annotations. */
-import type { Finding } from '../../../../src/report/findings.js';
+import type { Finding } from '../../../../src/rules/findings.js';
 import {
   annotationsOf,
   batches,

@@ -1,8 +1,6 @@
 import type { ObjectRef } from '../inventory/types.js';
-import type { FindingCode } from '../rules/codes.js';
-
-/** How much a finding matters: `error` blocks teardown or breaks the cluster, `warning` needs a look. */
-export type Severity = 'error' | 'warning' | 'info';
+import type { FindingCode } from './codes.js';
+import { severityRank, type Severity } from './severity.js';
 
 /**
  * `environment`: the finding is about the environment being torn down (its namespaces, or a
@@ -51,9 +49,6 @@ export interface Finding {
   readonly remediation: Remediation;
   readonly scope: FindingScope;
 }
-
-/** Sort rank of a severity: errors first. */
-export const severityRank: Readonly<Record<Severity, number>> = { error: 0, warning: 1, info: 2 };
 
 const scopeRank: Readonly<Record<FindingScope, number>> = { environment: 0, cluster: 1 };
 

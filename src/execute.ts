@@ -1,0 +1,130 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { openCluster, type OpenCluster } from './cluster/open.js';
+import { Inputs } from './config/inputs.js';
+import { InputError, type Settings } from './config/settings.js';
+import { modes, type EnginePorts } from './engine.js';
+import type { Report } from './report/report.js';
+
+/*
+ * One run of the engine, shared by both faces: the action (main.ts) and the CLI (cli/index.ts)
+ * each read their inputs, call `execute`, then write the report their own way.
+ */
+
+/**
+ * Fails early, before the cluster is touched, when `report-path` cannot be written (a bad
+ * path found only after a teardown would leave a run without its report).
+ * @throws InputError naming the input, the path and the system error code.
+ */
+export function checkReportPath(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const why =
+      {
+        EEXIST: 'a part of its folder is a file',
+        ENOTDIR: 'a part of its folder is a file',
+        EACCES: 'permission denied',
+        EISDIR: 'it is a folder',
+        EROFS: 'read-only file system',
+      }[code] ?? code;
+    throw new InputError(
+      Inputs.reportPath,
+      `input 'report-path' is '${path}', which cannot be written (${why}: ${code}); ` +
+        'give a file path in a writable folder, or leave it empty for $RUNNER_TEMP/kube-sweep-report.json (nothing was done)',
+    );
+  }
+}
+
+/** The message of a thrown value, never empty. */
+export function errorMessage(error: unknown): string {
+  const message = (error as Error)?.message;
+  return message && message.trim() !== '' ? message : `unexpected error: ${String(error)}`;
+}
+
+/**
+ * Until the returned function is called, SIGINT or SIGTERM delete `path` and end the process
+ * with 128 + the signal's number (a cancelled CLI run leaves no kubeconfig copy behind).
+ */
+function removeFileOnSignal(path: string): () => void {
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
+    const handler = () => {
+      rmSync(path, { force: true });
+      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => handlers.forEach(([signal, handler]) => process.off(signal, handler));
+}
+
+/**
+ * Opens the cluster the settings name and runs the mode's strategy (engine.ts). Shared by the
+ * action and the CLI.
+ * @returns the report; `verdict: 'error'` (with `error` set) when anything stopped the run.
+ */
+export async function execute(
+  settings: Settings,
+  ports: EnginePorts & {
+    env: NodeJS.ProcessEnv;
+    setSecret: (v: string) => void;
+    onKindCluster?: (kind: NonNullable<OpenCluster['kind']>) => void;
+    onConnected?: (cluster: OpenCluster) => void;
+    /** Delete the kubeconfig copy written for helm when done (the CLI; the action outputs its path). */
+    removeKubeconfig?: boolean;
+  },
+): Promise<Report> {
+  let cluster: OpenCluster | undefined;
+  let removeOnSignal: (() => void) | undefined;
+  try {
+    cluster = await ports.group('Connecting to the cluster', () =>
+      openCluster(settings, {
+        env: ports.env,
+        commands: ports.commands,
+        setSecret: ports.setSecret,
+        log: ports.info,
+        ...(ports.onKindCluster ? { onKindCluster: ports.onKindCluster } : {}),
+      }),
+    );
+    ports.onConnected?.(cluster);
+    if (ports.removeKubeconfig) removeOnSignal = removeFileOnSignal(cluster.kubeconfigPath);
+    const body = await modes[settings.mode](settings, cluster, ports);
+    return {
+      schemaVersion: 1,
+      tool: 'kube-sweep',
+      mode: settings.mode,
+      cluster: clusterOf(cluster),
+      ...body,
+    };
+  } catch (error) {
+    return {
+      schemaVersion: 1,
+      tool: 'kube-sweep',
+      mode: settings.mode,
+      verdict: 'error',
+      cluster: clusterOf(cluster),
+      warnings: [],
+      error: errorMessage(error),
+    };
+  } finally {
+    removeOnSignal?.();
+    await cluster?.api.close();
+    if (cluster && ports.removeKubeconfig) rmSync(cluster.kubeconfigPath, { force: true });
+  }
+}
+
+function clusterOf(cluster: OpenCluster | undefined): Report['cluster'] {
+  return {
+    server: cluster?.loaded.server ?? '',
+    version: cluster?.serverVersion ?? '',
+    context: cluster?.loaded.context ?? '',
+  };
+}
+
+/** Writes the JSON report to `path`, creating its folder. @throws the file system's error. */
+export function writeReport(path: string, report: Report): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
+}

@@ -1,0 +1,218 @@
+import type { Inventory } from '../inventory/snapshot.js';
+import type { Finding } from './findings.js';
+import { buildFinding } from './finding-builder.js';
+import { getYaml } from './kubectl.js';
+import {
+  fullObjectsOf,
+  terminatingNamespaces,
+  type BindingObject,
+  type RbacSubject,
+} from './kubernetes-objects.js';
+import type { Rule, RuleContext } from './rule.js';
+import { describeObject, objectsOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+
+const rule = 'rbac-dangling-subjects';
+
+/** The label kube-apiserver's RBAC bootstrap puts on the roles and bindings it creates itself. */
+export const bootstrapLabel = 'kubernetes.io/bootstrapping';
+
+/** Which service accounts a subject stands for: one (`name`) or all of a namespace. */
+interface ServiceAccountSubject {
+  readonly index: number;
+  readonly namespace: string;
+  /** Undefined: every ServiceAccount of the namespace (Group `system:serviceaccounts:<ns>`). */
+  readonly name: string | undefined;
+  readonly text: string;
+}
+
+/**
+ * Pure: the service accounts a binding subject names, in any of the three spellings
+ * (k8s.io/apiserver/pkg/authentication/serviceaccount): kind ServiceAccount with a namespace,
+ * User `system:serviceaccount:<ns>:<name>`, Group `system:serviceaccounts:<ns>`. Undefined for
+ * other users and groups (they do not live in a namespace).
+ */
+export function serviceAccountOf(subject: RbacSubject, index: number): ServiceAccountSubject | undefined {
+  const name = subject.name ?? '';
+  if (subject.kind === 'ServiceAccount' && subject.namespace)
+    return { index, namespace: subject.namespace, name, text: `ServiceAccount ${subject.namespace}/${name}` };
+  const user = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(name);
+  if (subject.kind === 'User' && user)
+    return { index, namespace: user[1]!, name: user[2]!, text: `User ${name}` };
+  const group = /^system:serviceaccounts:([^:]+)$/.exec(name);
+  if (subject.kind === 'Group' && group)
+    return { index, namespace: group[1]!, name: undefined, text: `Group ${name}` };
+  return undefined;
+}
+
+const describeSubject = (s: RbacSubject) =>
+  `${s.kind ?? ''} ${s.namespace ? `${s.namespace}/` : ''}${s.name ?? ''}`.trim();
+
+/**
+ * The JSON patch that removes the subjects at `indexes`, highest index first so that each
+ * index still points where the snapshot saw it, each guarded by a `test` of the subject's name.
+ */
+function removeSubjectsPatch(binding: BindingObject, indexes: readonly number[]): string {
+  const ops = [...indexes]
+    .sort((a, b) => b - a)
+    .flatMap((i) => [
+      { op: 'test', path: `/subjects/${i}/name`, value: binding.subjects?.[i]?.name ?? '' },
+      { op: 'remove', path: `/subjects/${i}` },
+    ]);
+  return JSON.stringify(ops);
+}
+
+function bindingFinding(
+  inventory: Inventory,
+  binding: BindingObject,
+  gone: readonly ServiceAccountSubject[],
+  missing: readonly ServiceAccountSubject[],
+  context: RuleContext,
+): Finding | undefined {
+  const meta = inventory.byUid.get(binding.metadata?.uid ?? '');
+  if (!meta) return undefined;
+  const subjects = binding.subjects ?? [];
+  const role = `${binding.roleRef?.kind ?? 'Role'} ${binding.roleRef?.name ?? ''}`;
+  const goneIndexes = new Set(gone.map((s) => s.index));
+  const missingIndexes = new Set(missing.map((s) => s.index));
+  const leftover = gone.length > 0 && gone.length === subjects.length;
+  const goneNamespaces = [...new Set(gone.map((s) => s.namespace))].sort();
+  const subjectLines = subjects.map((s, i) =>
+    goneIndexes.has(i)
+      ? `subject ${describeSubject(s)}: namespace ${gone.find((g) => g.index === i)!.namespace} does not exist`
+      : missingIndexes.has(i)
+        ? `subject ${describeSubject(s)}: no such ServiceAccount in namespace ${s.namespace ?? ''} (the namespace exists)`
+        : `subject ${describeSubject(s)}: not dangling`,
+  );
+  const reuse = gone.map(
+    (s) =>
+      `name reuse: a namespace created again as ${s.namespace} ` +
+      `${s.name === undefined ? 'gets these rights for every ServiceAccount in it' : `with a ServiceAccount ${s.name} gets these rights`}`,
+  );
+  const flag = meta.namespace !== undefined ? ` -n ${meta.namespace}` : '';
+  const patch = (indexes: readonly number[]) =>
+    `kubectl patch ${typeNameOf(meta)} ${meta.name}${flag} --type json -p '${removeSubjectsPatch(binding, indexes)}'`;
+  const evidence = [
+    `roleRef: ${role}`,
+    ...subjectLines,
+    ...reuse,
+    'neither the namespace controller nor the garbage collector edits bindings, and a binding may name a subject that does not exist yet (kubernetes/kubernetes#89098)',
+  ];
+  if (leftover)
+    return buildFinding(
+      rule,
+      'RBACBindingLeftover',
+      {
+        object: refOf(meta),
+        namespaces: [meta.namespace, ...goneNamespaces],
+        message:
+          `${describeObject(meta)} grants ${role} only to ServiceAccounts of namespaces that no longer exist ` +
+          `(${goneNamespaces.join(', ')}): a leftover of that environment, and a new namespace of the same name ` +
+          'would inherit the rights',
+        evidence,
+        remediation: {
+          summary:
+            'Nothing it names exists any more: delete the binding. For the next teardown, delete the bindings ' +
+            'that name the environment service accounts together with its namespaces (cluster-scoped bindings ' +
+            'never go with a namespace).',
+          commands: [getYaml(meta), `kubectl delete ${typeNameOf(meta)} ${meta.name}${flag}`],
+        },
+      },
+      context,
+    );
+  if (gone.length > 0)
+    return buildFinding(
+      rule,
+      'RBACBindingDanglingSubject',
+      {
+        object: refOf(meta),
+        namespaces: [meta.namespace, ...goneNamespaces],
+        message:
+          `${describeObject(meta)} grants ${role} to ${gone.length} subject${gone.length === 1 ? '' : 's'} in ` +
+          `namespaces that no longer exist (${gone.map((s) => s.text).join(', ')}) besides ` +
+          `${subjects.length - gone.length} other${subjects.length - gone.length === 1 ? '' : 's'}: a new namespace ` +
+          'of the same name would inherit the rights',
+        evidence,
+        remediation: {
+          summary:
+            'The binding belongs to someone else (it names other subjects too): remove just the dangling subjects, ' +
+            'not the binding.',
+          commands: [getYaml(meta), patch(gone.map((s) => s.index))],
+        },
+      },
+      context,
+    );
+  return buildFinding(
+    rule,
+    'RBACBindingDanglingSubject',
+    {
+      object: refOf(meta),
+      severity: 'info',
+      message:
+        `${describeObject(meta)} grants ${role} to ServiceAccounts that do not exist in namespaces that do ` +
+        `(${missing.map((s) => s.text).join(', ')}): whoever creates them gets the rights`,
+      evidence,
+      remediation: {
+        summary:
+          'Ranked below a missing namespace: a binding may be made before its ServiceAccount on purpose. If the ' +
+          'ServiceAccount is not coming back, remove the subject.',
+        commands: [getYaml(meta), patch(missing.map((s) => s.index))],
+      },
+    },
+    context,
+  );
+}
+
+/**
+ * rbac-dangling-subjects (scenario S19): RoleBindings and ClusterRoleBindings
+ * (rbac.authorization.k8s.io/v1) whose subjects are service accounts (kind ServiceAccount, User
+ * `system:serviceaccount:<ns>:<name>`, Group `system:serviceaccounts:<ns>`) of namespaces that
+ * do not exist. Every subject dangling: `RBACBindingLeftover` (a leftover of that environment,
+ * delete it); some: `RBACBindingDanglingSubject` (patch out just those). Both warn: a namespace
+ * created again under the same name (the next `pr-123`) silently gets the rights. Ranked below
+ * them, as `info`: ServiceAccounts that do not exist in a namespace that does, except in the
+ * control plane's own bootstrap bindings (label `kubernetes.io/bootstrapping`), whose
+ * controller accounts exist only when kube-controller-manager uses service-account credentials.
+ * Namespaces being deleted count as existing. Not judged unless bindings, namespaces and
+ * ServiceAccounts were all listed; bindings being deleted are skipped.
+ */
+export const rbacDanglingSubjectsRule: Rule = {
+  name: rule,
+  title: 'RBAC bindings that name service accounts of deleted namespaces',
+  codes: ['RBACBindingLeftover', 'RBACBindingDanglingSubject'],
+  check(inventory, context) {
+    const rbac = 'rbac.authorization.k8s.io';
+    const listed =
+      wasListed(inventory, rbac, 'rolebindings') &&
+      wasListed(inventory, rbac, 'clusterrolebindings') &&
+      wasListed(inventory, '', 'namespaces') &&
+      wasListed(inventory, '', 'serviceaccounts');
+    if (!listed) return [];
+    const accounts = new Set(
+      objectsOf(inventory, '', 'serviceaccounts').map((o) => `${o.namespace}/${o.name}`),
+    );
+    const terminating = terminatingNamespaces(inventory);
+    const findings: Finding[] = [];
+    const bindings = [
+      ...fullObjectsOf(inventory, 'clusterrolebindings'),
+      ...fullObjectsOf(inventory, 'rolebindings'),
+    ];
+    for (const binding of bindings) {
+      if (binding.metadata?.deletionTimestamp) continue;
+      const named = (binding.subjects ?? []).flatMap((s, i) => serviceAccountOf(s, i) ?? []);
+      const gone = named.filter((s) => !inventory.namespaceNames.has(s.namespace));
+      const bootstrap = binding.metadata?.labels?.[bootstrapLabel] !== undefined;
+      const missing = named.filter(
+        (s) =>
+          !bootstrap &&
+          s.name !== undefined &&
+          inventory.namespaceNames.has(s.namespace) &&
+          !terminating.has(s.namespace) &&
+          !accounts.has(`${s.namespace}/${s.name}`),
+      );
+      if (gone.length === 0 && missing.length === 0) continue;
+      const finding = bindingFinding(inventory, binding, gone, missing, context);
+      if (finding) findings.push(finding);
+    }
+    return findings;
+  },
+};
