@@ -21,7 +21,7 @@ import { delimiter, join } from 'node:path';
 import { createApiClient, type ApiClient } from '../../src/cluster/api-client.js';
 import { KubernetesApiError } from '../../src/cluster/errors.js';
 import { loadKubeconfig } from '../../src/cluster/kubeconfig.js';
-import type { Finding } from '../../src/report/findings.js';
+import type { Finding } from '../../src/rules/findings.js';
 import { clusterEnv, repoRoot } from '../integration/support/cluster.js';
 import { fileCommands, runStep, runnerFiles } from '../e2e/support/runner.js';
 import { kindBinDir, kindConfigPath, kindNodeImage } from './support.js';
