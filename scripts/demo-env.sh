@@ -44,14 +44,27 @@ helm_ install operator test/charts/operator -n "$prefix-operator" --create-names
   "${operator_args[@]}" >/dev/null
 say "installed release $prefix-operator/operator (CRD widgets.$group, webhook, Deployment${OPERATOR_IMAGE:+ running $OPERATOR_IMAGE})"
 kubectl_ wait --for condition=established --timeout 60s "crd/widgets.$group" >/dev/null
+if [[ -n ${OPERATOR_IMAGE:-} ]]; then
+  # The webhook (failurePolicy Fail) answers only once the Service's endpoints and kube-proxy's
+  # rules follow the pod's readiness. A failed `helm install app` would leave a failed release
+  # behind, so wait with a server-side dry run of a Widget (admission runs, nothing is stored).
+  probe="{\"apiVersion\":\"$group/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"probe\",\"namespace\":\"$prefix-operator\"},\"spec\":{\"size\":1}}"
+  for i in $(seq 1 240); do
+    probe_err=$(kubectl_ create --dry-run=server -o name -f - <<<"$probe" 2>&1 >/dev/null) && break
+    [[ $i == 240 ]] && { echo "demo-env.sh: the operator's webhook does not answer: $probe_err" >&2; exit 1; }
+    sleep 0.5
+  done
+  say "the operator's webhook answers"
+fi
 # The API server needs a moment to serve a just-established CRD.
-for i in $(seq 1 20); do
-  if helm_ install app test/charts/app -n "$prefix-app" --create-namespace --set group="$group" \
-    --set finalizer=$finalizer >/dev/null 2>&1; then
+attempts=20
+for i in $(seq 1 $attempts); do
+  if app_err=$(helm_ install app test/charts/app -n "$prefix-app" --create-namespace --set group="$group" \
+    --set finalizer=$finalizer 2>&1 >/dev/null); then
     say "installed release $prefix-app/app (Widgets w1, w2; finalizer on them: $finalizer)"
     break
   fi
-  [[ $i == 20 ]] && { echo "demo-env.sh: installing the app release failed" >&2; exit 1; }
+  [[ $i == "$attempts" ]] && { echo "demo-env.sh: installing the app release failed: $app_err" >&2; exit 1; }
   sleep 0.5
 done
 web_args=()
