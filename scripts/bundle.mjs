@@ -1,7 +1,9 @@
 // Bundles the three entry points with @vercel/ncc into dist/ (committed: GitHub runs dist/):
 //   src/index.ts -> dist/index.js, src/post-entry.ts -> dist/post/index.js, src/cli/bin.ts -> dist/cli/index.js
 // (plus the chunks of their dynamic imports, <id>.index.js, minified with terser).
-// With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle).
+// The CLI bundle is stamped with the version and commit (scripts/build-info.mjs; `kube-sweep --version`).
+// With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle); the
+// stamped commit is masked in that comparison, so a bundle committed after its source stays fresh.
 import ncc from '@vercel/ncc';
 import { minify } from 'terser';
 import {
@@ -15,8 +17,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildInfo, hasPlaceholders, maskCommit, stamp } from './build-info.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entries = [
@@ -27,18 +30,27 @@ const entries = [
 const check = process.argv.includes('--check');
 // Bundle into a fresh folder; dist/ is replaced only when every entry bundled.
 const outRoot = mkdtempSync(join(tmpdir(), 'kube-sweep-dist-'));
+const info = buildInfo(root);
+let stamped = false;
+/** The CLI's code (entry or chunk) with the build info stamped in. */
+const stampCli = (sub, code) => {
+  if (sub !== 'cli' || !hasPlaceholders(code)) return code;
+  stamped = true;
+  return stamp(code, info);
+};
 
 for (const [entry, sub] of entries) {
   const { code, assets } = await ncc(join(root, entry), {
     minify: true,
     sourceMap: false,
     quiet: true,
-    license: sub === '' ? 'licenses.txt' : undefined,
+    license: sub === 'post' ? undefined : 'licenses.txt', // the CLI is shipped on its own (npm package)
   });
   const dir = join(outRoot, sub);
   mkdirSync(dir, { recursive: true });
   const banner = sub === 'cli' ? '#!/usr/bin/env node\n' : '';
-  writeFileSync(join(dir, 'index.js'), banner + code.replace(/^#!.*\n/, ''), {
+  const body = code.replace(/^#!.*\n/, '');
+  writeFileSync(join(dir, 'index.js'), banner + stampCli(sub, body), {
     mode: sub === 'cli' ? 0o755 : 0o644,
   });
   for (const [name, asset] of Object.entries(assets ?? {})) {
@@ -46,12 +58,16 @@ for (const [entry, sub] of entries) {
     // ncc minifies the entry only; its lazily loaded chunks (e.g. @kubernetes/client-node,
     // imported only for exec credential plugins) come out as written: minify them the same way.
     const source = name.endsWith('.js')
-      ? (await minify(asset.source.toString(), { module: true, compress: false, mangle: true })).code
+      ? stampCli(
+          sub,
+          (await minify(asset.source.toString(), { module: true, compress: false, mangle: true })).code,
+        )
       : asset.source;
     writeFileSync(join(dir, name), source);
   }
 }
 writeFileSync(join(outRoot, 'package.json'), '{ "type": "module" }\n');
+if (!stamped) throw new Error('bundle: no CLI file holds the placeholders of src/cli/version.ts');
 
 if (!check) {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -73,18 +89,18 @@ if (check) {
     return files.sort();
   };
   let fresh;
+  const same = (f) => {
+    const [a, b] = [readFileSync(join(outRoot, f)), readFileSync(join(root, 'dist', f))];
+    return f.startsWith(`cli${sep}`) && f.endsWith('.js')
+      ? maskCommit(a.toString()) === maskCommit(b.toString())
+      : a.equals(b);
+  };
   try {
     const a = list(outRoot);
     const b = list(join(root, 'dist'));
-    fresh =
-      a.length === b.length &&
-      a.every(
-        (f, i) => f === b[i] && readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))),
-      );
+    fresh = a.length === b.length && a.every((f, i) => f === b[i] && same(f));
     if (!fresh) {
-      const differ = a.filter(
-        (f) => !b.includes(f) || !readFileSync(join(outRoot, f)).equals(readFileSync(join(root, 'dist', f))),
-      );
+      const differ = a.filter((f) => !b.includes(f) || !same(f));
       console.error(
         `dist/ is stale: ${[...differ, ...b.filter((f) => !a.includes(f))].slice(0, 10).join(', ')}`,
       );

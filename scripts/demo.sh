@@ -8,7 +8,8 @@
 # through /finalize). Then it runs the bundled action (node dist/index.js) exactly as a GitHub
 # runner does: INPUT_* variables and the GITHUB_STEP_SUMMARY / GITHUB_OUTPUT / GITHUB_STATE
 # files, then the post step; prints the verdict and the summary, and says where they are.
-#   DEMO_ENV=clean    the same releases, nothing broken (the verdict should be clean)
+#   DEMO_ENV=clean    the operator, app, web and keeper releases (no hooks release, no finalizer
+#                     on the Widgets), nothing broken: the verdict should be clean
 #   DEMO_MODE=plan    show the plan only (also: scan); default teardown of namespaces demo-*
 #   DEMO_CLUSTER=kind the same on a REAL kind cluster instead of the local control plane: starts
 #                     the Docker engine (test/kind/docker.sh up), builds or reuses kind and its
@@ -62,8 +63,17 @@ export RUNNER_TEMP="$run_dir" GITHUB_STEP_SUMMARY="$run_dir/summary.md" GITHUB_O
 : >"$GITHUB_STEP_SUMMARY"; : >"$GITHUB_OUTPUT"; : >"$GITHUB_STATE"
 set +e
 # Inputs with a dash reach the action as INPUT_<NAME-WITH-DASH>, which only env(1) can set.
-# A runner consumes ::add-mask:: commands (they register secrets) and never shows them; so does this.
-env "INPUT_STAGE-TIMEOUT=30s" "${kind_inputs[@]}" node dist/index.js | grep -v '^::add-mask::'
+# Shows the log as a runner shows it: workflow commands are consumed, not printed (::add-mask::
+# registers a secret, ::debug:: shows only with step debug logging on, ::endgroup:: closes a
+# group); a group is its title, an annotation its kind and message (with %0A, %0D, %25 decoded).
+as_runner_shows() {
+  sed -u -E \
+    -e '/^::(add-mask|debug|endgroup)::/d' \
+    -e 's/^::group::(.*)$/▸ \1/' \
+    -e 's/^::error[^:]*::/Error: /' -e 's/^::warning[^:]*::/Warning: /' -e 's/^::notice[^:]*::/Notice: /' \
+    -e 's/%0A/\n/g' -e 's/%0D//g' -e 's/%25/%/g'
+}
+env "INPUT_STAGE-TIMEOUT=30s" "${kind_inputs[@]}" node dist/index.js | as_runner_shows
 status=${PIPESTATUS[0]}
 set -e
 # read_file_commands FILE: prints NAME=VALUE for each `NAME<<DELIMITER ... DELIMITER` entry
@@ -82,7 +92,7 @@ read_file_commands() {
 # Names with a dash (kind-cluster-name) are not shell identifiers: env(1) passes them.
 state_env=()
 while IFS= read -r kv; do state_env+=("STATE_${kv%%=*}=${kv#*=}"); done < <(read_file_commands "$GITHUB_STATE")
-env "${state_env[@]}" node dist/post/index.js
+env "${state_env[@]}" node dist/post/index.js | as_runner_shows
 
 echo
 echo "----- job summary ($GITHUB_STEP_SUMMARY) -----"

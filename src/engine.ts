@@ -1,5 +1,6 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
+import { InputDefaults } from './config/inputs.js';
 import { findReleases } from './helm/discover-releases.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
@@ -19,9 +20,15 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
+import {
+  diagnoseLeftovers,
+  withCauses,
+  type Leftover,
+  type LeftoverDiagnosis,
+} from './rules/leftover-diagnosis.js';
 import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
 import { resourceIndex } from './teardown/resource-index.js';
-import { runTeardown } from './teardown/run-teardown.js';
+import { runTeardown, type TeardownResult } from './teardown/run-teardown.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
@@ -131,11 +138,51 @@ interface ScanOptions {
   readonly stuckAfterMs?: number;
   /** Annotate the findings that cross `fail-on` (default true; false for a plan, which never fails on them). */
   readonly annotateFailing?: boolean;
+  /** What the teardown left behind: each gets a diagnosis, and the findings that explain it are kept. */
+  readonly leftovers?: readonly Leftover[];
+}
+
+/**
+ * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
+ * their wait ended (custom resources deleted first, then the manifests' objects), objects of
+ * Helm hooks, and namespaces still Terminating or not waited for.
+ */
+export function leftoversOf(teardown: TeardownResult): Leftover[] {
+  const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
+    apiVersion: b.apiVersion,
+    kind: b.kind,
+    ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
+    name: b.name,
+  });
+  return [
+    ...teardown.stages.flatMap((s) => {
+      const notUninstalled = s.releases.filter((r) => r.status !== 'uninstalled');
+      const note = notUninstalled.length
+        ? `release${notUninstalled.length === 1 ? '' : 's'} of its stage not uninstalled: ${notUninstalled.map((r) => `${r.release} (${r.status})`).join(', ')}`
+        : undefined;
+      return [
+        ...s.crdInstances.flatMap((c) =>
+          c.remaining.map((b): Leftover => ({ object: ref(b), source: 'crd-instances' })),
+        ),
+        ...s.remaining.map((b): Leftover => ({ object: ref(b), source: 'stage', ...(note ? { note } : {}) })),
+      ];
+    }),
+    ...teardown.hookLeftovers.map((b): Leftover => ({ object: ref(b), source: 'hook' })),
+    ...teardown.namespaces
+      .filter((n) => n.status === 'stuck' || n.status === 'not-waited')
+      .map((n): Leftover => ({
+        object: { apiVersion: 'v1', kind: 'Namespace', name: n.name },
+        source: 'namespace',
+      })),
+  ];
 }
 
 /**
  * Runs the rules over a snapshot and keeps what `scan-scope` asks for. `environment` are the
- * namespaces of the environment (they may be gone already: their orphans still count).
+ * namespaces of the environment (they may be gone already: their orphans still count). With
+ * `scan-scope: environment` the environment's findings come with the findings they are caused
+ * by, and with `options.leftovers` (after a teardown) with those that explain each leftover
+ * (rules/leftover-diagnosis.ts), wherever their objects are; `leftovers` then holds the diagnoses.
  */
 function scan(
   settings: Settings,
@@ -150,9 +197,24 @@ function scan(
     environmentNamespaces: new Set(environment),
     removedReleases: options.removedReleases ?? [],
   });
+  const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
+  // The environment's findings, plus what causes them and what explains its leftovers, wherever
+  // that is (a CRD, an APIService, a webhook, a cluster-scoped object): reported in full.
   const inScope: Finding[] =
-    settings.scanScope === 'cluster' ? all : all.filter((f) => f.scope === 'environment');
+    settings.scanScope === 'cluster'
+      ? all
+      : withCauses(all, [
+          ...all.filter((f) => f.scope === 'environment').map((f) => f.key),
+          ...(diagnosed ?? []).flatMap((d) => d.findings),
+        ]);
   const { kept: findings, suppressed } = applyExclusions(inScope, settings.ignore, inventory);
+  const keptKeys = new Set(findings.map((f) => f.key));
+  // A finding suppressed by `ignore` is not linked to.
+  const leftovers: LeftoverDiagnosis[] | undefined = diagnosed?.map((d) => ({
+    ...d,
+    findings: d.findings.filter((k) => keptKeys.has(k)),
+    rootCauses: d.rootCauses.filter((k) => keptKeys.has(k)),
+  }));
   for (const x of suppressed) ports.info(`ignore ${x.entry}: ${x.count} finding(s) suppressed`);
   const failing = failingFindings(findings, settings.failOn);
   ports.info(
@@ -164,7 +226,7 @@ function scan(
   if (options.annotateFailing !== false)
     for (const f of failing)
       (f.severity === 'error' ? (ports.error ?? ports.warning) : ports.warning)(`${f.code}: ${f.message}`);
-  return { findings, failing, suppressed };
+  return { findings, failing, suppressed, ...(leftovers ? { leftovers } : {}) };
 }
 
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
@@ -308,6 +370,11 @@ export const modes: Record<
     return plannedBody(settings, inventory, await plan(settings, cluster, inventory, ports), ports);
   },
   async teardown(settings, cluster, ports) {
+    if (settings.stageTimeoutCapped) {
+      ports.info(
+        `stage-timeout is capped at the timeout (${settings.timeoutMs / 1000}s): the default ${InputDefaults['stage-timeout']} is longer, and 'stage-timeout' was not set`,
+      );
+    }
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
     // Checks that would make the teardown half-blind or reach out of scope: stop before anything is deleted.
@@ -353,6 +420,7 @@ export const modes: Record<
     const scanOptions: ScanOptions = {
       removedReleases: removed,
       stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
+      leftovers: leftoversOf(teardown),
     };
     const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
     const first = await ports.group('Scanning for leftovers', async () =>
@@ -367,7 +435,7 @@ export const modes: Record<
       false,
       scanOptions,
     );
-    const { findings, failing, suppressed, remediation, error } = rescanned;
+    const { findings, failing, suppressed, remediation, error, leftovers } = rescanned;
     // Clean only when the scan afterwards read everything: a resource it could not list (a
     // 503 while etcd stalled, a 403) may hold what the environment left.
     const verdict = error
@@ -384,6 +452,7 @@ export const modes: Record<
       inventory: summarizeInventory(rescanned.inventory),
       plan: summarizePlan(planned.plan),
       teardown,
+      ...(leftovers && leftovers.length > 0 ? { leftovers } : {}),
       findings,
       failing: failing.map((f) => f.key),
       suppressed,

@@ -5,6 +5,7 @@ import { Inputs } from './config/inputs.js';
 import { InputError, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
 import type { Report } from './report/report.js';
+import { cleanupOnSignal } from './util/signal-cleanup.js';
 
 /*
  * One run of the engine, shared by both faces: the action (main.ts) and the CLI (cli/index.ts)
@@ -45,22 +46,6 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * Until the returned function is called, SIGINT or SIGTERM delete `path` and end the process
- * with 128 + the signal's number (a cancelled CLI run leaves no kubeconfig copy behind).
- */
-function removeFileOnSignal(path: string): () => void {
-  const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
-    const handler = () => {
-      rmSync(path, { force: true });
-      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-    };
-    process.once(signal, handler);
-    return [signal, handler] as const;
-  });
-  return () => handlers.forEach(([signal, handler]) => process.off(signal, handler));
-}
-
-/**
  * Opens the cluster the settings name and runs the mode's strategy (engine.ts). Shared by the
  * action and the CLI.
  * @returns the report; `verdict: 'error'` (with `error` set) when anything stopped the run.
@@ -89,7 +74,9 @@ export async function execute(
       }),
     );
     ports.onConnected?.(cluster);
-    if (ports.removeKubeconfig) removeOnSignal = removeFileOnSignal(cluster.kubeconfigPath);
+    // Until the run ends, SIGINT/SIGTERM remove the copy before the process exits (util/signal-cleanup.ts).
+    const path = cluster.kubeconfigPath;
+    if (ports.removeKubeconfig) removeOnSignal = cleanupOnSignal(() => rmSync(path, { force: true }));
     const body = await modes[settings.mode](settings, cluster, ports);
     return {
       schemaVersion: 1,

@@ -7,6 +7,7 @@ import { checkReportPath, errorMessage, execute, writeReport } from './execute.j
 import { publishToGitHub } from './report/github/publish.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
+import { objectLabel, rootCausesOf } from './report/root-causes.js';
 import type { CommandRunner } from './util/command.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
@@ -23,25 +24,23 @@ export interface ActionPorts extends EnginePorts {
   readonly commands: CommandRunner;
 }
 
-/** The step's failure message: what is left, top causes first (at most three named). */
+/**
+ * The step's failure message: what is left, then the root causes of the failing findings (at
+ * most three named, each object once; see report/root-causes.ts).
+ */
 export function leftoversMessage(report: Report, path: string): string {
   const failing = new Set(report.failing ?? []);
-  const causes = (report.findings ?? []).filter(
-    (f) => failing.has(f.key) && !(f.causedBy ?? []).some((k) => failing.has(k)),
+  const causes = rootCausesOf(report.findings ?? [], failing).causes.filter((e) =>
+    [e.finding, ...e.sameObject, ...e.explains].some((f) => failing.has(f.key)),
   );
-  const named = causes
-    .slice(0, 3)
-    .map(
-      (f) =>
-        `${f.code} ${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`,
-    );
+  const named = causes.slice(0, 3).map((e) => `${e.finding.code} ${objectLabel(e.finding.object)}`);
   const { failed, blockers, stuckNamespaces: stuck } = teardownCounts(report.teardown);
   const parts = [
     failed ? `${failed} release(s) failed to uninstall` : '',
     blockers ? `${blockers} object(s) still there after their stage` : '',
     stuck ? `${stuck} namespace(s) stuck in Terminating` : '',
     failing.size
-      ? `${failing.size} finding(s) over fail-on${named.length ? ` (top causes: ${named.join('; ')}${causes.length > 3 ? '; …' : ''})` : ''}`
+      ? `${failing.size} finding(s) over fail-on${named.length ? ` from ${causes.length} root cause(s): ${named.join('; ')}${causes.length > 3 ? '; …' : ''}` : ''}`
       : '',
   ].filter((p) => p !== '');
   return `leftovers: ${parts.join(', ') || 'see the job summary'}. Details: the job summary and ${path}`;

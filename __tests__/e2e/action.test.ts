@@ -16,7 +16,7 @@ import {
 } from '../integration/support/cluster.js';
 import { fileCommands, runStep, runnerFiles } from './support/runner.js';
 import { installOperatorAndApp } from '../integration/support/widgets.js';
-import { recorderIds, runnerEnv, startGitHubRecorder } from '../unit/support/github-recorder.js';
+import { recorderIds, runnerEnv, startGitHubRecorder } from '../integration/support/github-recorder.js';
 
 const suiteApi = adminApiForSuite();
 let api: ApiClient;

@@ -126,6 +126,62 @@ test('the broken demo environment: the step fails, and the findings name the cau
     );
     expect(Number(outputs['stuck-namespaces'])).toBeGreaterThanOrEqual(1);
 
+    // The first screen (issue 15): the verdict, then one row per root cause with what it explains
+    // and the first safe action; the counts agree with the report; expected notes come after.
+    const lines = summary.split('\n');
+    const first = lines.slice(0, 15);
+    expect(first[0]).toBe('## ❌ kube-sweep: leftovers found');
+    const heading = first.find((l) => l.startsWith('### '));
+    // Counts agree: root causes + linked findings + notes = findings (the rules of releases whose
+    // record is gone may add root causes of their own after the two the demo breaks).
+    const counts =
+      /^### (\d+) root causes, (\d+) linked findings?(?:, (\d+) notes?)? \((\d+) findings, (?:all )?(\d+) over the fail-on policy\)$/.exec(
+        heading ?? '',
+      );
+    expect(counts).not.toBeNull();
+    const [roots, linked, notes, total, over] = counts!.slice(1).map((n) => Number(n ?? 0));
+    expect(roots! + linked! + notes!).toBe(report.findings.length);
+    expect(total).toBe(report.findings.length);
+    expect(over).toBe(Number(outputs.errors));
+    // The two root causes the demo breaks come first (errors sort first).
+    const rows = first.filter((l) => l.startsWith('| 🔴 '));
+    expect(rows[0]).toContain('`OperatorGoneFinalizer`');
+    expect(rows[1]).toContain('`OrphanInMissingNamespace`');
+    const operatorRow = first.find((l) => l.includes('`OperatorGoneFinalizer`')) ?? '';
+    expect(operatorRow).toMatch(
+      new RegExp(`^\\| 🔴 \\| .*\\| \`Widget ${prefix}-app/w1\` \\| root cause of \\d+: `),
+    );
+    expect(operatorRow).toContain('`CRDStuckTerminating`');
+    expect(operatorRow).toContain('`NamespaceBlockedByFinalizer`');
+    // The remedy names the release that shipped the CRD (its Helm annotations).
+    expect(operatorRow).toContain(`Run the controller of Helm release ${prefix}-operator/operator again`);
+    const orphanRow = first.find((l) => l.includes('`OrphanInMissingNamespace`')) ?? '';
+    expect(orphanRow).toContain(
+      `\`ConfigMap ${prefix}-scratch/settings\` | root cause of 1: \`OperatorGoneFinalizer\``,
+    );
+    expect(orphanRow).toContain(`Recreate namespace ${prefix}-scratch and delete it normally`);
+    // One object, one entry: the ConfigMap's two findings share one row and one remedy.
+    expect(first.filter((l) => l.includes(`${prefix}-scratch/settings`))).toHaveLength(1);
+    expect(summary).not.toContain('"finalizers":null');
+    // The kept ConfigMap is a note after the root causes, saying what became of it.
+    const kept = lines.findIndex((l) =>
+      l.includes(
+        `Kept on purpose (\`helm.sh/resource-policy: keep\`): \`ConfigMap ${prefix}-extras/state\`, then deleted with its namespace.`,
+      ),
+    );
+    expect(kept).toBeGreaterThan(lines.indexOf(orphanRow));
+    // Evidence in words, not a bare list of tokens.
+    expect(operatorGone!.evidence).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          new RegExp(
+            `^no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet \\(available replicas\\) or Lease \\(renewed within its duration\\) outside a Terminating namespace carries the words [^()]+ \\(from ${group.replace(/\./g, '\\.')}/cleanup\\) in its name, namespace or app label$`,
+          ),
+        ),
+        `CRD widgets.${group} was shipped by Helm release ${prefix}-operator/operator (its meta.helm.sh annotations)`,
+      ]),
+    );
+
     // The scheduled hygiene job over what is left: mode scan, scan-scope cluster, no scope input.
     const files = runnerFiles();
     const scanStep = await runStep('dist/index.js', {

@@ -108,7 +108,7 @@ const rows: Row[] = [
   { input: 'timeout', what: 'zero', inputs: { timeout: '0s' }, says: /not a positive duration/ },
   {
     input: 'stage-timeout',
-    what: 'longer than timeout',
+    what: 'set longer than timeout',
     inputs: { 'stage-timeout': '20m', timeout: '10m' },
     says: /is longer than 'timeout'/,
   },
@@ -366,4 +366,21 @@ test.each(rows.map((r) => [r.input, r.what, r] as const))('%s: %s', async (input
   expect(
     await getOrUndefined(api, `/api/v1/namespaces/${ns}/secrets/sh.helm.release.v1.api.v1`),
   ).toBeDefined();
+});
+
+test('timeout alone, shorter than the default stage-timeout, is not bad input: the stage budget is capped', async () => {
+  const mark = auditMark();
+  const started = new Date();
+  const { report, failures, log } = await runAction({
+    mode: 'teardown',
+    namespaces: ns,
+    timeout: '3m',
+    'dry-run': 'true',
+  });
+  expect(failures).toEqual([]);
+  expect(report.verdict).toBe('planned');
+  expect(log).toContain(
+    "stage-timeout is capped at the timeout (180s): the default 5m is longer, and 'stage-timeout' was not set",
+  );
+  expect(toolMutationsSince(mark, started)).toEqual([]);
 });

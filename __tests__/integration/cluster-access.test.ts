@@ -89,6 +89,7 @@ test.each<[string, () => Promise<Partial<Record<InputName, string>>>, string, Re
 });
 
 test('an identity that may list only some resources connects; the inventory reports the rest as coverage', async () => {
+  expect.hasAssertions();
   const api = await adminApi();
   const user = uniqueName('partial-reader');
   const rules = [{ apiGroups: [''], resources: ['namespaces', 'configmaps'], verbs: ['get', 'list'] }];

@@ -5,10 +5,11 @@
  * list response. kube-sweep retries what is worth retrying, finishes what it can, reports what
  * it could not do, and is never `clean` or `complete` when it did not look.
  *
- * Watches: kube-sweep uses none. Every wait polls with metadata lists (teardown/wait-gone.ts,
- * teardown/namespaces.ts), so "a watch that drops" has no counterpart; the fault that does
- * apply, a connection dropped in the middle of a list, is tested below with a TCP relay that
- * cuts the connection (TLS stays end to end with the real API server).
+ * Watches: every wait lists once and then watches from that list (teardown/wait-gone.ts,
+ * teardown/namespaces.ts); a watch that breaks falls back to lists. The API server restart
+ * below breaks the watch of a teardown wait (the log says so); a connection dropped in the
+ * middle of a list is tested below with an HTTPS relay that cuts the connection in the middle
+ * of the answer to the list it means (by path).
  *
  * These tests restart the API server of the cluster the tests use (test/cluster/
  * restart-apiserver.sh, same flags as up.sh) and SIGSTOP its etcd; each waits until the
@@ -16,7 +17,13 @@
  */
 import { execa } from 'execa';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import {
+  Agent as HttpsAgent,
+  createServer as createHttpsServer,
+  request as httpsRequest,
+  type Server as HttpsServer,
+} from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exitCodeOf } from '../../src/cli/index.js';
@@ -154,10 +161,17 @@ test(
       expect(report.teardown!.stages[0]!.releases.map((r) => r.status)).toEqual(['uninstalled']);
       expect(report.teardown!.stages[0]!.remaining).toEqual([]);
       expect(report.teardown!.namespaces.map((n) => [n.name, n.status])).toEqual([[ns, 'deleted']]);
-      // It did see the outage (so the test did test something), and waited it out.
-      expect(log.some((l) => /the API server has not answered GET .* for \d+ s; still trying/.test(l))).toBe(
-        true,
-      );
+      // It did see the outage (so the test did test something), and waited it out: its watch
+      // broke, and the lists that followed were refused until the server was back (retried, or,
+      // when the server took longer than the retries, waited out with the outage budget).
+      expect(log.some((l) => /^watch of .* failed \(.*\); listing instead$/.test(l))).toBe(true);
+      expect(
+        log.some((l) =>
+          /the API server has not answered GET .* for \d+ s; still trying|retrying GET .*: ECONNREFUSED/.test(
+            l,
+          ),
+        ),
+      ).toBe(true);
     } finally {
       await removeNamespace(ns);
     }
@@ -245,13 +259,19 @@ test(
         'request-timeout': '2s',
       });
       await inTheWait(ns);
+      const paused = Date.now();
       await pauseEtcd(15_000);
+      const resumed = Date.now();
       await release(ns);
-      const { report, log, failures } = await run;
+      const { report, failures } = await run;
       expect(failures).toEqual([]);
       expect(report.verdict).toBe('clean');
       expect(report.teardown!.namespaces.map((n) => [n.name, n.status])).toEqual([[ns, 'deleted']]);
-      expect(log.some((l) => /retrying GET .* TimeoutError/.test(l))).toBe(true);
+      // The stage's wait spanned the pause (its watch is served from the API server's watch
+      // cache, so it sends no request that etcd must answer) and ended after it.
+      const stage = report.teardown!.stages[0]!;
+      expect(Date.parse(stage.startedAt)).toBeLessThan(paused);
+      expect(Date.parse(stage.endedAt)).toBeGreaterThan(resumed);
     } finally {
       await removeNamespace(ns);
     }
@@ -321,35 +341,66 @@ exec '${clusterEnv().helm4}' "$@"
 );
 
 /**
- * A TCP relay to the API server that destroys the first connection whose answer passes
- * `cutAfterBytes` (TLS passes through untouched: the client still verifies the real server).
+ * An HTTPS relay to the API server that cuts the first answer to a request for `cutPath` (by
+ * path, whatever else the same keep-alive connection carried before) once `cutAfterBytes` of
+ * its body went through: the connection is destroyed in the middle of the answer. The relay
+ * serves TLS with the API server's own certificate (so the client verifies it against the
+ * cluster's CA as it would the server) and forwards every request to the server as the admin.
  */
 async function cuttingRelay(
+  cutPath: string,
   cutAfterBytes: number,
-): Promise<{ server: Server; port: number; cuts: () => number }> {
+): Promise<{ server: HttpsServer; port: number; cuts: () => number; seen: () => number }> {
   const target = new URL(/server: (\S+)/.exec(readFileSync(clusterEnv().kubeconfig, 'utf8'))![1]!);
-  let cuts = 0;
-  const server = createServer((client: Socket) => {
-    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
-    let bytes = 0;
-    upstream.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (cuts === 0 && bytes > cutAfterBytes) {
-        cuts++;
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      client.write(chunk);
-    });
-    client.on('data', (chunk: Buffer) => upstream.write(chunk));
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+  const pki = join(clusterEnv().clusterDir, 'pki');
+  const read = (name: string) => readFileSync(join(pki, name));
+  const upstreamAgent = new HttpsAgent({
+    ca: read('ca.crt'),
+    cert: read('admin.crt'),
+    key: read('admin.key'),
+    keepAlive: true,
   });
+  let cuts = 0;
+  let seen = 0;
+  const server = createHttpsServer(
+    { cert: read('apiserver.crt'), key: read('apiserver.key') },
+    (req, res) => {
+      const path = new URL(req.url ?? '/', target).pathname;
+      const cutThis = path === cutPath && cuts === 0;
+      if (path === cutPath) seen++;
+      const upstream = httpsRequest(
+        {
+          host: target.hostname,
+          port: Number(target.port),
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: target.host },
+          agent: upstreamAgent,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          let bytes = 0;
+          answer.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (cutThis && cuts === 0 && bytes > cutAfterBytes) {
+              cuts++;
+              req.socket.destroy();
+              answer.destroy();
+              return;
+            }
+            res.write(chunk);
+          });
+          answer.on('end', () => res.end());
+          answer.on('error', () => res.destroy());
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    },
+  );
+  server.on('close', () => upstreamAgent.destroy());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, port: (server.address() as AddressInfo).port, cuts: () => cuts };
+  return { server, port: (server.address() as AddressInfo).port, cuts: () => cuts, seen: () => seen };
 }
 
 test(
@@ -359,18 +410,22 @@ test(
     // 200 ConfigMaps with a 4 KB annotation: their list answer is about 1 MB, far larger than any other.
     await namespaceWithConfigMaps(ns, 200, { 'kube-sweep.test/pad': 'x'.repeat(4096) });
     await settled();
-    const relay = await cuttingRelay(600_000);
+    // Cut the ConfigMaps list about 100 KB into its answer (the answer is about 1 MB).
+    const relay = await cuttingRelay('/api/v1/configmaps', 100_000);
     try {
       const admin = readFileSync(clusterEnv().kubeconfig, 'utf8');
       const kubeconfig = admin.replace(/server: \S+/, `server: https://127.0.0.1:${relay.port}`);
       const baseline = await runAction({ mode: 'inventory' });
       const { report, log, failures } = await runAction({ mode: 'inventory', kubeconfig });
       expect(relay.cuts()).toBe(1);
+      // The cut list was asked for again (paging may add more requests after it).
+      expect(relay.seen()).toBeGreaterThanOrEqual(2);
       expect(failures).toEqual([]);
       expect(report.verdict).toBe('complete');
       expect(log.some((l) => /^retrying GET \/api\/v1\/configmaps .*UND_ERR_SOCKET/.test(l))).toBe(true);
       expect(report.inventory!.counts.configmaps).toBe(baseline.report.inventory!.counts.configmaps);
     } finally {
+      relay.server.closeAllConnections();
       relay.server.close();
       await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
     }

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { main as cli } from '../../src/cli/index.js';
 import { commentMarker } from '../../src/report/github/pr-comment.js';
-import { recorderIds, runnerEnv, startGitHubRecorder } from '../unit/support/github-recorder.js';
+import { recorderIds, runnerEnv, startGitHubRecorder } from './support/github-recorder.js';
 import { schemaErrors } from '../unit/support/report-schema.js';
 import { runAction } from './support/action.js';
 import {

@@ -6,7 +6,7 @@
  * Checked by rendering the markdown with `marked` (a CommonMark/GFM renderer, as GitHub's is).
  */
 import { marked } from 'marked';
-import { runnerEnv, startGitHubRecorder } from '../unit/support/github-recorder.js';
+import { runnerEnv, startGitHubRecorder } from './support/github-recorder.js';
 import { runAction } from './support/action.js';
 import {
   adminApiForSuite,

@@ -18,6 +18,7 @@ afterAll(async () => {
 });
 
 test('kube-sweep-scan is enough to read everything', async () => {
+  expect.hasAssertions();
   const user = uniqueName('scanner');
   await withRole(api, 'kube-sweep-scan.yaml', user, async () => {
     const { report } = await runAction({ mode: 'inventory', kubeconfig: await userKubeconfig(user) });

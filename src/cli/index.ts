@@ -3,35 +3,132 @@ import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings } from '../config/settings.js';
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
-import { renderMarkdown } from '../report/markdown.js';
+import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
+import { firstAction, objectLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
+import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
+import { cleanupOnSignal } from '../util/signal-cleanup.js';
+import { buildInfo, versionLine } from './version.js';
 
 const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
 
-const usage = `Usage: kube-sweep <command> [options]
+/** What an empty value means, for the inputs whose default is no value. */
+const emptyMeans: Partial<Record<InputName, string>> = {
+  [Inputs.kubeconfig]: '$KUBECONFIG (its files merged), then ~/.kube/config',
+  [Inputs.context]: "the kubeconfig's current-context",
+  [Inputs.scanScope]: 'cluster for scan, environment otherwise',
+  [Inputs.reportPath]: 'no file (--output json prints the report)',
+  [Inputs.githubToken]: '$GITHUB_TOKEN',
+};
 
-Commands:
-  plan       show the teardown plan for the scope (stages, order, namespaces); changes nothing
-  teardown   uninstall the releases in scope in order, wait until everything is gone,
-             delete the scoped namespaces
-  scan       find leftovers and orphans (stuck namespaces, unavailable APIServices, webhooks
-             without a backend, stuck finalizers, orphans in missing namespaces, ...)
-  inventory  read the whole cluster; report what was read and what could not be
+/** The three ways to install (README "CLI" and docs/install.md say the same). */
+const install = `Install (any one of):
+  npm i -g kube-sweep                npm package (Node 24); or run it once: npx kube-sweep scan ...
+  kube-sweep-linux-x64               single executable, no Node needed (scripts/sea.mjs builds it)
+  kubectl-sweep on PATH              kubectl plugin: kubectl sweep scan ... (the same binary renamed,
+                                     or npm i -g, or krew: kubectl krew install --manifest=plugins/sweep.yaml)`;
 
-Options (each is the action input of the same name):
-${Object.values(Inputs)
-  .filter((n) => n !== Inputs.mode)
-  .map(
-    (n) =>
-      `  --${n.padEnd(22)} default: ${n === Inputs.githubToken ? '$GITHUB_TOKEN' : InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' ')}`,
-  )
-  .join('\n')}
-  --output <format>        text (default), markdown or json
-  --help
+/** Pure: rows of two columns, the first padded to the widest (plus two spaces). */
+function columns(rows: readonly (readonly [string, string])[], indent = '  '): string[] {
+  const width = Math.max(...rows.map(([a]) => a.length)) + 2;
+  return rows.map(([a, b]) => `${indent}${a.padEnd(width)}${b}`.trimEnd());
+}
 
-Exit codes: 0 done (clean, planned, or inventory read), 1 leftovers (the teardown left things
-behind, or findings over --fail-on), 2 it could not run (bad input, cluster unreachable).`;
+/** The help text (`--help`, and after a usage error). */
+export const usage = [
+  'Usage: kube-sweep <command> [options]',
+  '',
+  'Commands:',
+  ...columns([
+    ['plan', 'show the teardown plan for the scope (stages, order, namespaces); changes nothing'],
+    ['teardown', 'uninstall the releases in scope in order, wait until everything is gone,'],
+    ['', 'delete the scoped namespaces'],
+    ['scan', 'find leftovers and orphans (stuck namespaces, unavailable APIServices, webhooks'],
+    ['', 'without a backend, stuck finalizers, orphans in missing namespaces, ...)'],
+    ['inventory', 'read the whole cluster; report what was read and what could not be'],
+  ]),
+  '',
+  'Options (each is the action input of the same name; action.yml describes them):',
+  ...columns([
+    ...Object.values(Inputs)
+      .filter((n) => n !== Inputs.mode)
+      .map((n): [string, string] => [
+        `--${n} <value>`,
+        `default: ${emptyMeans[n] ?? (InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' '))}`,
+      ]),
+    ['--output <format>', 'text (default), markdown or json'],
+    ['--version', 'print the version and the commit it was built from'],
+    ['--help', 'this text'],
+  ]),
+  '',
+  'The cluster: --kubeconfig takes a path, the kubeconfig YAML or its base64; without it the',
+  'files of $KUBECONFIG are read (merged as kubectl merges them), else ~/.kube/config.',
+  '--cluster kind creates a kind cluster instead (docker and kind on PATH).',
+  '',
+  'Exit codes: 0 done (clean, planned, or inventory read), 1 leftovers (the teardown left things',
+  'behind, or findings over --fail-on), 2 it could not run (bad input, cluster unreachable).',
+].join('\n');
+
+/**
+ * Pure: a message written for the action's inputs, in the CLI's words: `input 'x'` becomes
+ * `--x`, `'cluster: kind'` becomes `--cluster kind`, a quoted input name becomes its flag (not a
+ * quoted value after "is" or "has"), and
+ * `--x is empty` becomes `--x is not given`.
+ */
+export function inFlagTerms(message: string): string {
+  const names = new Set<string>(Object.values(Inputs));
+  return (
+    message
+      .replace(/\binputs? '([a-z-]+)(?:: ([^']+))?'/g, (m, name: string, value?: string) =>
+        names.has(name) ? `--${name}${value ? ` ${value}` : ''}` : m,
+      )
+      // A quoted value (after "is", "has", "line") stays as it is, even when it spells an input's name.
+      .replace(/(?<!\b(?:is|has|line|code) )'([a-z-]+)(?:: ([^']+))?'/g, (m, name: string, value?: string) =>
+        names.has(name) ? `--${name}${value ? ` ${value}` : ''}` : m,
+      )
+      .replace(/(--[a-z-]+) is empty/g, '$1 is not given')
+  );
+}
+
+/**
+ * `--cluster kind` in the CLI: the cluster the run created is deleted when the run ends, and on
+ * SIGINT/SIGTERM before the process exits (util/signal-cleanup.ts), unless `--kind-keep true`;
+ * a cluster that existed before (reused) is never deleted. This is what the action's post step
+ * does (src/post.ts); a signal that arrives while `kind create cluster` itself runs is left to kind.
+ * @returns `created`, the hook for execute's onKindCluster, and `done`, which deletes the cluster
+ *   (if due) and resolves to a warning when the delete failed (the verdict stays the run's).
+ */
+function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line: string) => void) {
+  let cluster: KindCluster | undefined;
+  let unregister: (() => void) | undefined;
+  let deleted: Promise<string | undefined> | undefined;
+  const remove = (): Promise<string | undefined> =>
+    (deleted ??= deleteKindCluster(cluster!.name, execaRunner).then(
+      () => {
+        info(`deleted kind cluster '${cluster!.name}' (created by this run; --kind-keep true keeps it)`);
+        return undefined;
+      },
+      (error: unknown) => {
+        const message = `kind cluster '${cluster!.name}' was not deleted: ${(error as Error).message}`;
+        warning(message);
+        return message;
+      },
+    ));
+  return {
+    created: (kind: KindCluster) => {
+      cluster = kind;
+      if (!kind.created) info(`kind cluster '${kind.name}' existed before this run: it is kept`);
+      else if (keep) info(`kind cluster '${kind.name}' is kept (--kind-keep true)`);
+      else unregister = cleanupOnSignal(async () => void (await remove()));
+    },
+    done: async (): Promise<string | undefined> => {
+      if (!unregister) return undefined;
+      unregister();
+      return remove();
+    },
+  };
+}
 
 /** Pure: the exit code of a report (0 done, 1 leftovers, 2 could not run). */
 export function exitCodeOf(report: Report): number {
@@ -40,10 +137,41 @@ export function exitCodeOf(report: Report): number {
   return 0;
 }
 
-function text(report: Report): string {
+/** The root causes first: one block per entry (code, object, what it explains, first action). */
+function textRootCauses(report: Report): string[] {
+  const findings = report.findings;
+  if (!findings) return [];
+  if (findings.length === 0) return ['findings: none'];
+  const failing = new Set(report.failing ?? []);
+  const roots = rootCausesOf(findings, failing);
+  const notes = roots.notes.length ? `, ${roots.notes.length} note(s)` : '';
+  const out = [
+    `${roots.causes.length} root cause(s), ${roots.linked} linked finding(s)${notes} (${findings.length} finding(s), ${failing.size} over --fail-on)`,
+  ];
+  for (const r of roots.causes) {
+    const codes = [r.finding, ...r.sameObject].map((f) => f.code).join(' + ');
+    const explains = r.explains.length
+      ? `: root cause of ${r.explains.length} (${[...new Set(r.explains.map((f) => f.code))].join(', ')})`
+      : '';
+    out.push(
+      `${r.finding.severity.toUpperCase().padEnd(7)} ${codes} ${objectLabel(r.finding.object)}${explains}`,
+    );
+    out.push(`        ${r.finding.message}`);
+    out.push(`        first: ${firstAction(r.finding)}`);
+  }
+  for (const r of roots.notes)
+    out.push(`note: ${r.finding.code} ${objectLabel(r.finding.object)}: ${r.finding.message}`);
+  return out;
+}
+
+/** Pure: the report as plain text for a terminal (no markdown), root causes first. */
+export function text(report: Report): string {
   const out = [`verdict: ${report.verdict}`];
-  if (report.error) out.push(`error: ${report.error}`);
-  for (const w of report.warnings) out.push(`warning: ${w}`);
+  if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
+  out.push(...textRootCauses(report));
+  for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
+  for (const k of keptAfterRun(report.teardown))
+    out.push(`kept on purpose: ${objectLabel(k.object)}, ${k.fate}`);
   if (report.plan) {
     for (const s of report.plan.stages) out.push(`stage ${s.index + 1}: ${s.releases.join(', ')}`);
     out.push(`namespaces to delete: ${report.plan.namespacesToDelete.join(', ') || '(none)'}`);
@@ -51,45 +179,41 @@ function text(report: Report): string {
   if (report.dryRun) {
     out.push(`dry run: nothing was deleted; a teardown would delete ${report.dryRun.objectCount} object(s)`);
     for (const s of report.dryRun.stages)
-      for (const o of [...s.crdInstances, ...s.objects])
-        out.push(`  would delete: ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`);
+      for (const o of [...s.crdInstances, ...s.objects]) out.push(`  would delete: ${objectLabel(o)}`);
     for (const n of report.dryRun.namespaces) out.push(`  would delete: namespace ${n}`);
   }
-  if (report.teardown) {
-    for (const s of report.teardown.stages) {
-      for (const r of s.releases)
-        out.push(`  ${r.release}: ${r.status}${r.message ? ` (${r.message})` : ''}`);
-      for (const b of [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]) {
-        out.push(
-          `  still there: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}` +
-            (b.finalizers.length ? ` finalizers [${b.finalizers.join(', ')}]` : ' (no finalizers)'),
-        );
-      }
-    }
-    for (const b of report.teardown.hookLeftovers) {
-      out.push(`  left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
-    }
-    for (const e of [...report.teardown.stages.flatMap((s) => s.errors), ...report.teardown.errors])
-      out.push(`  could not check: ${e}`);
-    for (const n of report.teardown.namespaces) {
-      out.push(`  namespace ${n.name}: ${n.status}`);
-      if (n.metadataFinalizers.length)
-        out.push(`    held by metadata.finalizers [${n.metadataFinalizers.join(', ')}]`);
-      for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);
-    }
-  }
-  for (const f of report.findings ?? []) {
-    const where = `${f.object.kind} ${f.object.namespace ? `${f.object.namespace}/` : ''}${f.object.name}`;
-    out.push(`${f.severity.toUpperCase().padEnd(7)} ${f.code} ${where}: ${f.message}`);
-    if (f.remediation.commands.length)
-      out.push(`        fix: ${f.remediation.commands.find((c) => !c.startsWith('#')) ?? ''}`);
-  }
+  if (report.teardown) out.push(...textTeardown(report.teardown));
   if (report.inventory) {
     out.push(`objects: ${report.inventory.objectCount} in ${report.inventory.namespaceCount} namespaces`);
     for (const gap of report.inventory.coverage)
       out.push(`could not read ${gap.resource} (${gap.reason}): ${gap.message}`);
   }
+  if (report.findings?.length)
+    out.push('every finding with its evidence and remedy: --output markdown or --output json');
   return out.join('\n') + '\n';
+}
+
+/** The teardown's releases, what is still there, and the namespaces. */
+function textTeardown(t: NonNullable<Report['teardown']>): string[] {
+  const out: string[] = [];
+  for (const s of t.stages) {
+    for (const r of s.releases) out.push(`  ${r.release}: ${r.status}${r.message ? ` (${r.message})` : ''}`);
+    for (const b of [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining])
+      out.push(
+        `  left after its stage's wait: ${objectLabel(b)}` +
+          (b.finalizers.length ? ` finalizers [${b.finalizers.join(', ')}]` : ' (no finalizers)') +
+          `; ${blockerFate(b, deletedNamespacesOf(t))}`,
+      );
+  }
+  for (const b of t.hookLeftovers) out.push(`  left by a Helm hook: ${objectLabel(b)}`);
+  for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors]) out.push(`  could not check: ${e}`);
+  for (const n of t.namespaces) {
+    out.push(`  namespace ${n.name}: ${n.status}`);
+    if (n.metadataFinalizers.length)
+      out.push(`    held by metadata.finalizers [${n.metadataFinalizers.join(', ')}]`);
+    for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);
+  }
+  return out;
 }
 
 /**
@@ -134,6 +258,7 @@ export async function main(
         ),
         output: { type: 'string', default: 'text' },
         help: { type: 'boolean', default: false },
+        version: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -147,7 +272,11 @@ export async function main(
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    out(usage + '\n');
+    out(`${install}\n\n${usage}\n`);
+    return 0;
+  }
+  if (values.version) {
+    out(versionLine(buildInfo()) + '\n');
     return 0;
   }
   const command = positionals[0] ?? '';
@@ -171,13 +300,15 @@ export async function main(
     if (settings.reportPath) checkReportPath(settings.reportPath);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    err(`kube-sweep: ${error.message.replace(/input '([^']+)'/g, '--$1')}\n`);
+    err(`kube-sweep: ${inFlagTerms(error.message)}\n`);
     return 2;
   }
-  const progress = (line: string) => err(`• ${line}\n`);
+  const progress = (line: string) => err(`• ${inFlagTerms(line)}\n`);
+  const kind = kindCleanup(settings.kind.keep, progress, (line) => err(`! ${inFlagTerms(line)}\n`));
   let report = await execute(settings, {
+    onKindCluster: kind.created,
     info: progress,
-    warning: (line) => err(`! ${line}\n`),
+    warning: (line) => err(`! ${inFlagTerms(line)}\n`),
     group: async (title, fn) => {
       err(`▸ ${title}\n`);
       return fn();
@@ -187,6 +318,8 @@ export async function main(
     setSecret: () => {},
     removeKubeconfig: true,
   });
+  const kindWarning = await kind.done();
+  if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
   if (settings.github.prComment || settings.github.checkRun) {
     const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
       env: process.env,

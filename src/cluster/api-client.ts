@@ -21,6 +21,29 @@ export interface ApiRequest {
   readonly retryConflict?: boolean;
 }
 
+/** A watch: a collection `path` watched from `resourceVersion`. */
+export interface WatchRequest {
+  readonly path: string;
+  /** The resourceVersion of the list the watch continues (events after it are sent). */
+  readonly resourceVersion: string;
+  /** Extra query (fieldSelector, labelSelector). */
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  /** Accept header; default application/json. */
+  readonly accept?: string;
+  /** The server ends the watch after this many seconds (a normal end, not an error). */
+  readonly timeoutSeconds: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One watch event (k8s.io/apimachinery/pkg/apis/meta/v1 WatchEvent). */
+export interface WatchEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  readonly object: {
+    metadata?: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+    [k: string]: unknown;
+  };
+}
+
 /**
  * The port every Kubernetes call goes through: JSON in, JSON out, retries with backoff on
  * HTTP 429, 500, 502, 503 and 504 and dropped connections honouring Retry-After (no answer at all, once the server
@@ -36,6 +59,15 @@ export interface ApiClient {
    * @throws KubernetesApiError on a non-2xx answer, ClusterAccessError `tls`/`unreachable` on transport failure.
    */
   request<T = unknown>(req: ApiRequest): Promise<T>;
+  /**
+   * Opens one watch (`?watch=1`, newline-delimited JSON events: k8s.io/apimachinery
+   * pkg/watch/json) and calls `onEvent` for each event until it returns true, the server ends
+   * the stream (its `timeoutSeconds`), or `signal` aborts. Not retried: the caller falls back
+   * to lists when a watch fails.
+   * @throws KubernetesApiError on a non-2xx answer or an `ERROR` event (410 Gone when the
+   *   resourceVersion is too old), the transport's error when the connection breaks.
+   */
+  watch(req: WatchRequest, onEvent: (event: WatchEvent) => boolean | void): Promise<void>;
   /** How many HTTP requests were sent, retries included. */
   readonly sentRequests: () => number;
   close(): Promise<void>;
@@ -54,6 +86,8 @@ export interface ApiClientOptions {
    * `retries` policy: a webhook or aggregated API that fails is not an outage.
    */
   readonly outageBudgetMs?: number;
+  /** The User-Agent header (default `kube-sweep`; the benchmarks tell their own requests apart with it). */
+  readonly userAgent?: string;
   /** Connections kept open to the server (default 16). */
   readonly connections?: number;
   readonly onRetry?: (req: ApiRequest, notice: RetryNotice) => void;
@@ -122,7 +156,10 @@ export async function createApiClient(
       rejectUnauthorized: https.rejectUnauthorized,
     },
   });
-  const baseHeaders: Record<string, string> = { ...https.headers, 'user-agent': 'kube-sweep' };
+  const baseHeaders: Record<string, string> = {
+    ...https.headers,
+    'user-agent': options.userAgent ?? 'kube-sweep',
+  };
   let sent = 0;
   let answered = false;
 
@@ -198,9 +235,75 @@ export async function createApiClient(
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
+  async function watch(req: WatchRequest, onEvent: (event: WatchEvent) => boolean | void): Promise<void> {
+    const url = buildUrl(loaded.server, req.path, {
+      ...req.query,
+      watch: 'true',
+      allowWatchBookmarks: 'true',
+      resourceVersion: req.resourceVersion,
+      timeoutSeconds: Math.max(1, Math.ceil(req.timeoutSeconds)),
+    });
+    const headers: Record<string, string> = { ...baseHeaders, accept: req.accept ?? 'application/json' };
+    // A token that can change is read now; a 401 fails the watch, and the lists that follow renew it.
+    const token = https.tokenSource ? await https.tokenSource.token() : undefined;
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    sent++;
+    // The server closes the stream after timeoutSeconds; the local timeout is a backstop.
+    const backstop = AbortSignal.timeout((Math.ceil(req.timeoutSeconds) + 15) * 1000);
+    const signal = req.signal ? AbortSignal.any([req.signal, backstop]) : backstop;
+    const res = await undiciRequest(url, {
+      method: 'GET',
+      headers,
+      dispatcher: agent,
+      signal,
+      bodyTimeout: 0,
+    });
+    answered = true;
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const text = await res.body.text();
+      let status: { reason?: string; message?: string } = {};
+      try {
+        status = JSON.parse(text) as typeof status;
+      } catch {
+        status = { message: text.slice(0, 200).trim() };
+      }
+      throw new KubernetesApiError(
+        res.statusCode,
+        'GET',
+        req.path,
+        status.reason ?? '',
+        status.message ?? '',
+      );
+    }
+    let buffered = '';
+    try {
+      for await (const chunk of res.body) {
+        buffered += (chunk as Buffer).toString('utf8');
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, nl).trim();
+          buffered = buffered.slice(nl + 1);
+          if (line === '') continue;
+          const event = JSON.parse(line) as WatchEvent;
+          if (event.type === 'ERROR') {
+            const st = event.object as { code?: number; reason?: string; message?: string };
+            throw new KubernetesApiError(st.code ?? 500, 'GET', req.path, st.reason ?? '', st.message ?? '');
+          }
+          if (onEvent(event) === true) return;
+        }
+      }
+    } catch (error) {
+      if (req.signal?.aborted) return;
+      throw error;
+    } finally {
+      res.body.destroy();
+    }
+  }
+
   return {
     server: loaded.server,
     sentRequests: () => sent,
+    watch,
     async request<T>(req: ApiRequest): Promise<T> {
       const hadAnswered = answered;
       const budgetMs = options.outageBudgetMs ?? 60_000;

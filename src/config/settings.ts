@@ -25,7 +25,9 @@ export interface Settings {
   readonly mode: 'teardown' | 'plan' | 'scan' | 'inventory';
   /**
    * Which findings the scan reports: `environment` (about the scoped namespaces and what backs
-   * them) or `cluster` (everything). Default: environment for teardown and plan, cluster for scan.
+   * them, plus the findings those are caused by and, after a teardown, those that explain its
+   * leftovers, wherever their objects are) or `cluster` (everything). Default: environment for
+   * teardown and plan, cluster for scan.
    */
   readonly scanScope: 'environment' | 'cluster';
   /** Findings that fail the step: at or above `severity`, or with one of `codes`. */
@@ -59,9 +61,15 @@ export interface Settings {
   readonly dryRun: boolean;
   /** `order` lines, `a -> b`: release a is torn down before release b. */
   readonly order: readonly UserOrdering[];
-  /** Overall teardown budget and per-stage wait budget, in ms. */
+  /** Overall teardown budget in ms. */
   readonly timeoutMs: number;
+  /**
+   * Budget of each stage (and of the namespace wait) in ms, from its start: `stage-timeout`,
+   * capped at `timeout` when the user left `stage-timeout` unset and set a shorter `timeout`.
+   */
   readonly stageTimeoutMs: number;
+  /** True when the default `stage-timeout` was longer than `timeout` and was capped to it. */
+  readonly stageTimeoutCapped: boolean;
   /** Helm executable (a name on PATH or a path). */
   readonly helm: string;
   /** How many `helm uninstall` run at once within a stage. */
@@ -499,13 +507,6 @@ const schema = z
         message: `mode '${v.mode}' needs a scope and none was given: set 'namespaces' (names or globs), 'selector' (a namespace label selector) or 'releases' (namespace/name lines)`,
       });
     }
-    if (v['stage-timeout'] > v.timeout) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [Inputs.stageTimeout],
-        message: `input 'stage-timeout' (${v['stage-timeout'] / 1000}s) is longer than 'timeout' (${v.timeout / 1000}s); make it shorter or raise 'timeout'`,
-      });
-    }
     if (v.cluster === 'kind' && v.kubeconfig.trim() !== '') {
       ctx.addIssue({
         code: 'custom',
@@ -541,6 +542,14 @@ export function parseSettings(read: InputReader): Settings {
     throw new InputError(input, issue.message);
   }
   const v = parsed.data;
+  // Only a stage-timeout the user set is refused for being longer than the timeout; the
+  // default one is capped, so that `timeout: 3m` alone holds.
+  if (read(Inputs.stageTimeout) !== '' && v['stage-timeout'] > v.timeout) {
+    throw new InputError(
+      Inputs.stageTimeout,
+      `input 'stage-timeout' (${v['stage-timeout'] / 1000}s) is longer than 'timeout' (${v.timeout / 1000}s); make it shorter or raise 'timeout'`,
+    );
+  }
   return Object.freeze({
     mode: v.mode,
     scanScope: (v['scan-scope'] || (v.mode === 'scan' ? 'cluster' : 'environment')) as Settings['scanScope'],
@@ -562,7 +571,8 @@ export function parseSettings(read: InputReader): Settings {
     dryRun: v['dry-run'],
     order: v.order,
     timeoutMs: v.timeout,
-    stageTimeoutMs: v['stage-timeout'],
+    stageTimeoutMs: Math.min(v['stage-timeout'], v.timeout),
+    stageTimeoutCapped: v['stage-timeout'] > v.timeout,
     helm: v.helm || 'helm',
     uninstallConcurrency: v['uninstall-concurrency'],
     cluster: v.cluster,

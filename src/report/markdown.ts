@@ -1,9 +1,12 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
-import type { Report, Verdict } from './report.js';
+import type { InventorySummary, PlanSummary, Report, Verdict } from './report.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
+import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
+import { objectIdentity } from '../rules/link.js';
+import { firstAction, objectLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -18,183 +21,299 @@ function objectName(b: { kind: string; namespace?: string; name: string }): stri
   return codeSpan(`${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
 }
 
-function blockerRow(b: Blocker): string {
+/** Says why an object was left: its root causes, or the diagnosis's reason ('' when none). */
+type LeftoverWhy = (o: { apiVersion: string; kind: string; namespace?: string; name: string }) => string;
+
+/**
+ * Pure: the "why" of a leftover from the report's diagnosis (`report.leftovers`): its root-cause
+ * findings (code and object), or, when no finding explains it, the diagnosis's reason. Empty
+ * when the report has no diagnosis for the object.
+ */
+function leftoverWhyOf(report: Report): LeftoverWhy {
+  const byKey = new Map((report.findings ?? []).map((f) => [f.key, f]));
+  return (o) => {
+    const d = report.leftovers?.find((x) => objectIdentity(x.object) === objectIdentity(o));
+    if (!d) return '';
+    const causes = d.rootCauses.flatMap((k) => {
+      const f = byKey.get(k);
+      return f ? [`${codeSpan(f.code)} on ${objectName(f.object)}`] : [];
+    });
+    return causes.length ? causes.join('; ') : escapeMarkdown(d.reason);
+  };
+}
+
+function blockerRow(b: Blocker, deletedNamespaces: ReadonlySet<string>, why: string): string {
   const fin = b.finalizers.length ? b.finalizers.map(codeSpan).join(', ') : '—';
   const state = b.deletionTimestamp ? `deleting since ${b.deletionTimestamp}` : 'not being deleted';
-  return `| ${objectName(b)} | ${fin} | ${state} |`;
+  return `| ${objectName(b)} | ${fin} | ${state} | ${blockerFate(b, deletedNamespaces)} | ${why || '—'} |`;
+}
+
+/**
+ * Pure: what is true of an object left after its stage's wait at the end of the run: gone when
+ * the teardown then deleted its namespace (the namespace controller deletes all it stores, and
+ * a namespace is `deleted` only once it is gone), else still there when its stage ended.
+ */
+export function blockerFate(
+  b: { readonly namespace?: string },
+  deletedNamespaces: ReadonlySet<string>,
+): string {
+  return b.namespace !== undefined && deletedNamespaces.has(b.namespace)
+    ? 'gone later, with its namespace'
+    : 'still there when its stage ended';
+}
+
+/** Names of the namespaces a teardown deleted (and saw gone). */
+export function deletedNamespacesOf(t: TeardownResult): ReadonlySet<string> {
+  return new Set(t.namespaces.filter((n) => n.status === 'deleted').map((n) => n.name));
 }
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Pure: the job summary (GitHub-flavoured markdown) of any report. Cluster text is escaped. */
+/**
+ * Pure: the job summary (GitHub-flavoured markdown) of any report, also the body of the PR
+ * comment and the check run's text. Cluster text is escaped. The order is what a reader needs
+ * first: the verdict, then one line per root cause with the first safe action (within the first
+ * screen, about 15 lines), then expected notes (warnings, kept objects, informational findings),
+ * then the plan, the teardown, remediation, each root cause's evidence and remedy, and the
+ * inventory.
+ */
 export function renderMarkdown(report: Report): string {
+  const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
+  return [
+    ...renderHeadline(report),
+    ...(report.findings && roots
+      ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []))
+      : []),
+    ...renderClusterLine(report),
+    ...renderNotes(report, roots?.notes ?? []),
+    ...(report.plan ? renderPlan(report.plan) : []),
+    ...(report.dryRun ? renderDryRun(report.dryRun) : []),
+    ...(report.teardown ? renderTeardown(report.teardown, leftoverWhyOf(report)) : []),
+    ...(report.remediation ? renderRemediation(report.remediation) : []),
+    ...(roots ? renderRootCauseDetails(roots) : []),
+    ...(report.suppressed ?? []).flatMap((x) => [
+      `Suppressed by ignore ${codeSpan(x.entry)}: ${x.count}.`,
+      '',
+    ]),
+    ...(report.inventory ? renderInventory(report.inventory) : []),
+  ].join('\n');
+}
+
+/** The verdict, and the error when the run could not do its job. */
+function renderHeadline(report: Report): string[] {
   const headline = report.dryRun
     ? '📋 kube-sweep: dry run of the teardown (nothing was deleted)'
     : headlines[report.verdict];
-  const out: string[] = [`## ${headline}`, ''];
-  if (report.error) out.push(escapeMarkdown(report.error), '');
-  if (report.cluster.server) {
+  return [`## ${headline}`, '', ...(report.error ? [escapeMarkdown(report.error), ''] : [])];
+}
+
+/** Which cluster, which version, which mode (after the root causes: context, not news). */
+function renderClusterLine(report: Report): string[] {
+  if (!report.cluster.server) return [];
+  return [
+    `Cluster ${codeSpan(report.cluster.server)} (Kubernetes ${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), mode ${codeSpan(report.mode)}.`,
+    '',
+  ];
+}
+
+/**
+ * Expected notes, after the root causes: the run's warnings, objects kept on purpose with what
+ * became of them, Helm hook objects, and informational findings that do not fail the step.
+ */
+function renderNotes(report: Report, notes: readonly RootCause[]): string[] {
+  const kept = keptAfterRun(report.teardown);
+  const hooks = report.teardown?.hookLeftovers ?? [];
+  const lines = [
+    ...report.warnings.map((w) => `- ⚠️ ${escapeMarkdown(w)}`),
+    ...kept.map(
+      (k) => `- Kept on purpose (\`helm.sh/resource-policy: keep\`): ${objectName(k.object)}, ${k.fate}.`,
+    ),
+    ...(hooks.length
+      ? [
+          `- Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${hooks
+            .map((b) => {
+              const why = leftoverWhyOf(report)(b);
+              return why ? `${objectName(b)} (${why})` : objectName(b);
+            })
+            .join(', ')}.`,
+        ]
+      : []),
+    ...notes.map((n) => `- ${severityIcon[n.finding.severity]} ${rootCauseLine(n)}`),
+  ];
+  return lines.length ? ['### Notes', '', ...lines, ''] : [];
+}
+
+/**
+ * What became of the objects a teardown kept (`helm.sh/resource-policy: keep`): a namespaced
+ * object whose namespace the teardown deleted went with it (the namespace controller deletes
+ * everything a namespace stores); anything else is still there.
+ */
+export function keptAfterRun(
+  t: TeardownResult | undefined,
+): { readonly object: TeardownResult['stages'][number]['kept'][number]; readonly fate: string }[] {
+  if (!t) return [];
+  const deleted = deletedNamespacesOf(t);
+  return t.stages
+    .flatMap((s) => s.kept)
+    .map((object) => ({
+      object,
+      fate:
+        object.namespace !== undefined && deleted.has(object.namespace)
+          ? 'then deleted with its namespace'
+          : 'still there',
+    }));
+}
+
+/** The plan: namespaces, stages and releases, and why this order. */
+function renderPlan(p: PlanSummary): string[] {
+  const out = ['### Plan', '', `Namespaces in scope: ${p.namespaces.map(codeSpan).join(', ') || '(none)'}.`];
+  if (p.namespacesToDelete.length)
+    out.push(`Deleted after the last stage: ${p.namespacesToDelete.map(codeSpan).join(', ')}.`);
+  out.push('');
+  if (p.stages.length === 0) out.push('No Helm release in scope.', '');
+  else {
     out.push(
-      `Cluster ${codeSpan(report.cluster.server)} (Kubernetes ${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), mode ${codeSpan(report.mode)}.`,
-      '',
+      '| stage | release | status | chart | CRD instances deleted first |',
+      '| ---: | --- | --- | --- | --- |',
     );
-  }
-  for (const w of report.warnings) out.push(`> ⚠️ ${escapeMarkdown(w)}`, '');
-
-  if (report.plan) {
-    const p = report.plan;
-    out.push('### Plan', '');
-    out.push(`Namespaces in scope: ${p.namespaces.map(codeSpan).join(', ') || '(none)'}.`);
-    if (p.namespacesToDelete.length)
-      out.push(`Deleted after the last stage: ${p.namespacesToDelete.map(codeSpan).join(', ')}.`);
-    out.push('');
-    if (p.stages.length === 0) out.push('No Helm release in scope.', '');
-    else {
-      out.push(
-        '| stage | release | status | chart | CRD instances deleted first |',
-        '| ---: | --- | --- | --- | --- |',
-      );
-      const byKey = new Map(p.releases.map((r) => [r.release, r]));
-      for (const s of p.stages) {
-        for (const key of s.releases) {
-          const r = byKey.get(key)!;
-          out.push(
-            `| ${s.index + 1} | ${codeSpan(key)} | ${escapeMarkdown(r.status)} | ${codeSpan(r.chart)} | ${r.crds.map(codeSpan).join(', ') || '—'} |`,
-          );
-        }
-      }
-      out.push('');
-    }
-    if (p.edges.length) {
-      out.push('<details><summary>Why this order</summary>', '');
-      for (const e of p.edges)
-        out.push(`- ${codeSpan(e.before)} before ${codeSpan(e.after)}: ${escapeMarkdown(e.reason)}`);
-      out.push('', '</details>', '');
-    }
-  }
-
-  if (report.dryRun) out.push(...renderDryRun(report.dryRun));
-
-  if (report.teardown) {
-    const t = report.teardown;
-    out.push('### Teardown', '');
-    out.push('| stage | release | result | duration |', '| ---: | --- | --- | ---: |');
-    for (const s of t.stages) {
-      for (const r of s.releases) {
-        const result =
-          r.status === 'uninstalled' ? 'uninstalled' : `**${r.status}**: ${escapeMarkdown(r.message ?? '')}`;
-        out.push(`| ${s.index + 1} | ${codeSpan(r.release)} | ${result} | ${seconds(r.durationMs)} |`);
-      }
-    }
-    for (const n of t.namespaces) {
-      const result = {
-        stuck: '**stuck in Terminating**',
-        absent: 'was not there',
-        deleted: 'deleted',
-        'not-waited': '**deletion requested, not waited for long enough** (the overall `timeout` ran out)',
-      }[n.status];
-      out.push(`| — | namespace ${codeSpan(n.name)} | ${result} | ${seconds(n.durationMs)} |`);
-    }
-    out.push('');
-    const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
-    if (blockers.length) {
-      out.push('#### Still there', '', '| object | finalizers | state |', '| --- | --- | --- |');
-      for (const b of blockers) out.push(blockerRow(b));
-      out.push('');
-    }
-    if (t.hookLeftovers.length) {
-      out.push(
-        `Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${t.hookLeftovers.map(objectName).join(', ')}.`,
-        '',
-      );
-    }
-    const errors = [...t.stages.flatMap((s) => s.errors), ...t.errors];
-    if (errors.length) {
-      out.push(
-        'Could not check (the verdict cannot be clean):',
-        '',
-        ...errors.map((e) => `- ${escapeMarkdown(e)}`),
-        '',
-      );
-    }
-    const unverifiable = t.stages.flatMap((s) => s.unverifiableKinds);
-    if (unverifiable.length) {
-      out.push(
-        `Could not check objects of kinds whose API group failed discovery: ${unverifiable.map(codeSpan).join(', ')}.`,
-        '',
-      );
-    }
-    const unserved = t.stages.flatMap((s) => s.unservedKinds);
-    if (unserved.length) {
-      out.push(
-        `Teardown order: the manifests name kinds the API no longer serves, so their CRD was deleted before the release that uses them (their objects went with it): ${unserved.map(codeSpan).join(', ')}. Uninstall releases that use a CRD before the one that ships it.`,
-        '',
-      );
-    }
-    const kept = t.stages.flatMap((s) => s.kept);
-    if (kept.length)
-      out.push(
-        `Kept on purpose (\`helm.sh/resource-policy: keep\`): ${kept.map(objectName).join(', ')}.`,
-        '',
-      );
-    for (const n of t.namespaces.filter((x) => x.status === 'stuck')) {
-      out.push(`#### Namespace ${codeSpan(n.name)} is stuck in Terminating`, '');
-      if (n.metadataFinalizers.length) {
+    const byKey = new Map(p.releases.map((r) => [r.release, r]));
+    for (const s of p.stages) {
+      for (const key of s.releases) {
+        const r = byKey.get(key)!;
         out.push(
-          `- held by the namespace's own \`metadata.finalizers\`: ${n.metadataFinalizers.map(codeSpan).join(', ')} (the controller that set them must remove them)`,
+          `| ${s.index + 1} | ${codeSpan(key)} | ${escapeMarkdown(r.status)} | ${codeSpan(r.chart)} | ${r.crds.map(codeSpan).join(', ') || '—'} |`,
         );
       }
-      if (!n.blockingConditions.length && !n.metadataFinalizers.length) {
-        out.push(
-          '- its conditions name no cause yet: the namespace controller may still be working; raise `stage-timeout`',
-        );
-      }
-      for (const c of n.blockingConditions)
-        out.push(`- ${codeSpan(c.type)} (${escapeMarkdown(c.reason)}): ${escapeMarkdown(c.message)}`);
-      out.push(
-        '',
-        'Do not clear the namespace finalizer through `/finalize`: that strands its objects in etcd. Fix what the conditions name.',
-        '',
-      );
+    }
+    out.push('');
+  }
+  if (p.edges.length) {
+    out.push('<details><summary>Why this order</summary>', '');
+    for (const e of p.edges)
+      out.push(`- ${codeSpan(e.before)} before ${codeSpan(e.after)}: ${escapeMarkdown(e.reason)}`);
+    out.push('', '</details>', '');
+  }
+  return out;
+}
+
+const namespaceResults = {
+  stuck: '**stuck in Terminating**',
+  absent: 'was not there',
+  deleted: 'deleted',
+  'not-waited': '**deletion requested, not waited for long enough** (the overall `timeout` ran out)',
+} as const;
+
+/** The teardown: each release and namespace with its result, then what is still there and why. */
+function renderTeardown(t: TeardownResult, why: LeftoverWhy): string[] {
+  const out = ['### Teardown', '', '| stage | release | result | duration |', '| ---: | --- | --- | ---: |'];
+  for (const s of t.stages) {
+    for (const r of s.releases) {
+      const result =
+        r.status === 'uninstalled' ? 'uninstalled' : `**${r.status}**: ${escapeMarkdown(r.message ?? '')}`;
+      out.push(`| ${s.index + 1} | ${codeSpan(r.release)} | ${result} | ${seconds(r.durationMs)} |`);
     }
   }
-
-  if (report.remediation) out.push(...renderRemediation(report.remediation));
-  if (report.findings) out.push(...renderFindings(report.findings, new Set(report.failing ?? [])));
-  for (const x of report.suppressed ?? [])
-    out.push(`Suppressed by ignore ${codeSpan(x.entry)}: ${x.count}.`, '');
-
-  if (report.inventory) {
-    const inv = report.inventory;
-    if (inv.coverage.length > 0) {
-      out.push('### What could not be read', '', 'Results about these resources may be incomplete.', '');
-      out.push('| resource | reason | message |', '| --- | --- | --- |');
-      for (const gap of inv.coverage) {
-        const hint = gap.hint ? ` (grant: ${codeSpan(gap.hint)})` : '';
-        out.push(`| ${codeSpan(gap.resource)} | ${gap.reason} | ${escapeMarkdown(gap.message)}${hint} |`);
-      }
-      out.push('');
-    }
+  for (const n of t.namespaces)
     out.push(
-      `<details><summary>Inventory: ${inv.objectCount} objects of ${Object.keys(inv.counts).length} resources in ${inv.namespaceCount} namespaces</summary>`,
-      '',
-      '| resource | objects |',
-      '| --- | ---: |',
+      `| — | namespace ${codeSpan(n.name)} | ${namespaceResults[n.status]} | ${seconds(n.durationMs)} |`,
     );
-    for (const [resource, count] of Object.entries(inv.counts))
-      out.push(`| ${codeSpan(resource)} | ${count} |`);
-    const s = inv.stats;
+  out.push('');
+  const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
+  if (blockers.length) {
     out.push(
+      "#### Left after their stage's wait",
       '',
-      `Discovery ${s.discoveryMs} ms; lists ${s.listMs} ms (${s.resourcesListed} resources, ${s.pages} pages, ${s.requests} requests).`,
-      '',
-      '</details>',
-      '',
+      '| object | finalizers | state | after the run | root cause (see Findings) |',
+      '| --- | --- | --- | --- | --- |',
     );
+    for (const b of blockers) out.push(blockerRow(b, deletedNamespacesOf(t), why(b)));
+    out.push('');
   }
-  return out.join('\n');
+  out.push(...renderTeardownGaps(t));
+  for (const n of t.namespaces.filter((x) => x.status === 'stuck'))
+    out.push(...renderStuckNamespace(n, why({ apiVersion: 'v1', kind: 'Namespace', name: n.name })));
+  return out;
+}
+
+/** What the teardown could not check or do in order (the verdict cannot be clean). */
+function renderTeardownGaps(t: TeardownResult): string[] {
+  const out: string[] = [];
+  const errors = [...t.stages.flatMap((s) => s.errors), ...t.errors];
+  if (errors.length)
+    out.push(
+      'Could not check (the verdict cannot be clean):',
+      '',
+      ...errors.map((e) => `- ${escapeMarkdown(e)}`),
+      '',
+    );
+  const unverifiable = t.stages.flatMap((s) => s.unverifiableKinds);
+  if (unverifiable.length)
+    out.push(
+      `Could not check objects of kinds whose API group failed discovery: ${unverifiable.map(codeSpan).join(', ')}.`,
+      '',
+    );
+  const unserved = t.stages.flatMap((s) => s.unservedKinds);
+  if (unserved.length)
+    out.push(
+      `Teardown order: the manifests name kinds the API no longer serves, so their CRD was deleted before the release that uses them (their objects went with it): ${unserved.map(codeSpan).join(', ')}. Uninstall releases that use a CRD before the one that ships it.`,
+      '',
+    );
+  return out;
+}
+
+/** A namespace stuck in Terminating: its own finalizers and the conditions that block it. */
+function renderStuckNamespace(n: TeardownResult['namespaces'][number], why: string): string[] {
+  const out = [`#### Namespace ${codeSpan(n.name)} is stuck in Terminating`, ''];
+  if (why) out.push(`- root cause (see Findings): ${why}`);
+  if (n.metadataFinalizers.length)
+    out.push(
+      `- held by the namespace's own \`metadata.finalizers\`: ${n.metadataFinalizers.map(codeSpan).join(', ')} (the controller that set them must remove them)`,
+    );
+  if (!n.blockingConditions.length && !n.metadataFinalizers.length)
+    out.push(
+      '- its conditions name no cause yet: the namespace controller may still be working; raise `stage-timeout`',
+    );
+  for (const c of n.blockingConditions)
+    out.push(`- ${codeSpan(c.type)} (${escapeMarkdown(c.reason)}): ${escapeMarkdown(c.message)}`);
+  out.push(
+    '',
+    'Do not clear the namespace finalizer through `/finalize`: that strands its objects in etcd. Fix what the conditions name.',
+    '',
+  );
+  return out;
+}
+
+/** What could not be read, then the object counts (folded). */
+function renderInventory(inv: InventorySummary): string[] {
+  const out: string[] = [];
+  if (inv.coverage.length > 0) {
+    out.push('### What could not be read', '', 'Results about these resources may be incomplete.', '');
+    out.push('| resource | reason | message |', '| --- | --- | --- |');
+    for (const gap of inv.coverage) {
+      const hint = gap.hint ? ` (grant: ${codeSpan(gap.hint)})` : '';
+      out.push(`| ${codeSpan(gap.resource)} | ${gap.reason} | ${escapeMarkdown(gap.message)}${hint} |`);
+    }
+    out.push('');
+  }
+  out.push(
+    `<details><summary>Inventory: ${inv.objectCount} objects of ${Object.keys(inv.counts).length} resources in ${inv.namespaceCount} namespaces</summary>`,
+    '',
+    '| resource | objects |',
+    '| --- | ---: |',
+  );
+  for (const [resource, count] of Object.entries(inv.counts))
+    out.push(`| ${codeSpan(resource)} | ${count} |`);
+  const s = inv.stats;
+  out.push(
+    '',
+    `Discovery ${s.discoveryMs} ms; lists ${s.listMs} ms (${s.resourcesListed} resources, ${s.pages} pages, ${s.requests} requests).`,
+    '',
+    '</details>',
+    '',
+  );
+  return out;
 }
 
 /** Pure: the actions of `remediate: safe` with their results, and what was left alone. */
@@ -247,54 +366,118 @@ function renderDryRun(d: DryRunSummary): string[] {
     out.push('', '</details>', '');
   }
   const kept = d.stages.flatMap((s) => s.kept);
+  const deleted = new Set(d.namespaces);
   if (kept.length)
-    out.push(`Kept on purpose (\`helm.sh/resource-policy: keep\`): ${kept.map(objectName).join(', ')}.`, '');
+    out.push(
+      `Helm would keep (\`helm.sh/resource-policy: keep\`): ${kept
+        .map(
+          (k) =>
+            `${objectName(k)} (${k.namespace !== undefined && deleted.has(k.namespace) ? 'then deleted with its namespace' : 'left there'})`,
+        )
+        .join(', ')}.`,
+      '',
+    );
   return out;
 }
 
 const severityIcon: Record<Finding['severity'], string> = { error: '🔴', warning: '🟠', info: '🔵' };
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `root cause of N: CodeA, CodeB` (each code once), or '—' when it explains nothing. */
+function explainsText(r: RootCause): string {
+  if (r.explains.length === 0) return '—';
+  const codes = [...new Set(r.explains.map((f) => f.code))];
+  return `root cause of ${r.explains.length}: ${codes.map(codeSpan).join(', ')}`;
+}
+
+/** The codes of an entry (its finding and the others about the same object), failing ones in bold. */
+function codesOf(r: RootCause, failing: ReadonlySet<string>): string {
+  return [r.finding, ...r.sameObject]
+    .map((f) => (failing.has(f.key) ? `**${codeSpan(f.code)}**` : codeSpan(f.code)))
+    .join(' + ');
+}
+
+/** One line of a note: code, object, what it explains, the message. */
+function rootCauseLine(r: RootCause): string {
+  return `${codeSpan(r.finding.code)} ${objectName(r.finding.object)}: ${escapeMarkdown(r.finding.message)}`;
+}
+
 /**
- * Pure: findings grouped by root cause. A root is a finding nothing in the list causes; the
- * findings it causes are listed under it. Remedies are shown as shell blocks, safest first.
+ * Pure: the first screen of the findings: a heading that counts root causes and the findings
+ * they explain separately, then one table row per root cause (severity, code, object, how many
+ * findings it explains, the first safe action). Informational entries that do not fail the step
+ * are left to the notes; evidence and remedies to `renderRootCauseDetails`.
  */
-export function renderFindings(findings: readonly Finding[], failing: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  const keys = new Set(findings.map((f) => f.key));
-  const roots = findings.filter((f) => !(f.causedBy ?? []).some((k) => keys.has(k)));
-  const children = (key: string) => findings.filter((f) => (f.causedBy ?? []).includes(key));
-  out.push(`### Findings (${findings.length}, ${failing.size} over the fail-on policy)`, '');
-  if (findings.length === 0) {
-    out.push('None.', '');
-    return out;
-  }
-  out.push('| | code | object | finding |', '| --- | --- | --- | --- |');
-  for (const f of roots) {
-    const mark = failing.has(f.key) ? '**' : '';
+export function renderRootCauses(
+  findings: readonly Finding[],
+  roots: RootCauses,
+  failing: ReadonlySet<string>,
+): string[] {
+  if (findings.length === 0) return ['### Findings: none', ''];
+  const over =
+    failing.size === findings.length && failing.size > 0
+      ? `all ${failing.size} over the fail-on policy`
+      : `${failing.size} over the fail-on policy`;
+  const parts = [
+    plural(roots.causes.length, 'root cause'),
+    plural(roots.linked, 'linked finding'),
+    ...(roots.notes.length ? [plural(roots.notes.length, 'note')] : []),
+  ];
+  const out = [`### ${parts.join(', ')} (${plural(findings.length, 'finding')}, ${over})`, ''];
+  if (roots.causes.length === 0)
+    return [...out, 'Nothing to act on: the findings are informational notes (below).', ''];
+  out.push('| | code | object | explains | first safe action |', '| --- | --- | --- | --- | --- |');
+  for (const r of roots.causes)
     out.push(
-      `| ${severityIcon[f.severity]} | ${mark}${codeSpan(f.code)}${mark} | ${objectName(f.object)} | ${escapeMarkdown(f.message)} |`,
+      `| ${severityIcon[r.finding.severity]} | ${codesOf(r, failing)} | ${objectName(r.finding.object)} | ${explainsText(r)} | ${escapeMarkdown(firstAction(r.finding))} |`,
     );
-  }
-  out.push('');
-  for (const f of roots) {
-    const caused = children(f.key);
-    out.push(
-      `<details><summary>${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(f.object.kind)} ${escapeMarkdown(f.object.namespace ? `${f.object.namespace}/` : '')}${escapeMarkdown(f.object.name)}${caused.length ? ` (root cause of ${caused.length})` : ''}</summary>`,
-      '',
-    );
+  out.push(
+    '',
+    'Evidence and the whole remedy of each, safest first: under **Root causes in detail** below.',
+    '',
+  );
+  return out;
+}
+
+/**
+ * Pure: each root cause (and note) folded: its message and evidence, the findings it explains,
+ * and its remedy as a shell block, safest first. The other findings about the same object are
+ * shown in the same entry, so one object has one remedy sequence.
+ */
+export function renderRootCauseDetails(roots: RootCauses): string[] {
+  const entries = [...roots.causes, ...roots.notes];
+  if (entries.length === 0) return [];
+  const out = ['### Root causes in detail', ''];
+  for (const r of entries) {
+    const f = r.finding;
+    const title = `${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(objectLabel(f.object))}${r.explains.length ? ` (root cause of ${r.explains.length})` : ''}`;
+    out.push(`<details><summary>${title}</summary>`, '', escapeMarkdown(f.message), '');
     for (const e of f.evidence) out.push(`- ${escapeMarkdown(e)}`);
-    if (caused.length) {
+    for (const other of r.sameObject) {
+      out.push('', `Also about this object: ${codeSpan(other.code)}: ${escapeMarkdown(other.message)}`, '');
+      for (const e of other.evidence) out.push(`- ${escapeMarkdown(e)}`);
+    }
+    if (r.explains.length) {
       out.push('', 'This causes:');
-      for (const c of caused)
+      for (const c of r.explains)
         out.push(`- ${codeSpan(c.code)} ${objectName(c.object)}: ${escapeMarkdown(c.message)}`);
     }
     out.push('', `**Remedy:** ${escapeMarkdown(f.remediation.summary)}`, '');
-    if (f.remediation.commands.length) {
+    if (f.remediation.commands.length)
       out.push('```sh', ...f.remediation.commands.map((c) => c.replace(/```/g, "'''")), '```', '');
-    }
     out.push('</details>', '');
   }
   return out;
+}
+
+/**
+ * Pure: the findings section on its own (root causes, then their details): what the summary
+ * shows of `findings`. `failing`: keys over the fail-on policy.
+ */
+export function renderFindings(findings: readonly Finding[], failing: ReadonlySet<string>): string[] {
+  const roots = rootCausesOf(findings, failing);
+  return [...renderRootCauses(findings, roots, failing), ...renderRootCauseDetails(roots)];
 }
 
 /** GitHub's limit for one step's job summary is 1 MiB; stay under it with room for the note. */

@@ -6,6 +6,7 @@ import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import type { Finding } from '../rules/findings.js';
+import type { LeftoverDiagnosis } from '../rules/leftover-diagnosis.js';
 import { severityRank, type Severity } from '../rules/severity.js';
 import { typeNameOf } from '../rules/snapshot-views.js';
 import type { GitHubPublications } from './github/publications.js';
@@ -74,6 +75,13 @@ export interface Report {
   readonly teardown?: TeardownResult;
   /** Set by `dry-run: true` with `mode: teardown` (verdict `planned`): what would be deleted. */
   readonly dryRun?: DryRunSummary;
+  /**
+   * Teardown only, when it left something: each object it left behind (stage leftovers, Helm
+   * hook objects, stuck namespaces) with the keys of the findings that explain it and of their
+   * root causes (rules/leftover-diagnosis.ts). Those findings are in `findings`, even when their
+   * object lies outside the environment.
+   */
+  readonly leftovers?: readonly LeftoverDiagnosis[];
   /** Findings of the scan, sorted (rules/findings.ts), linked to their root causes. */
   readonly findings?: readonly Finding[];
   /** Keys of the findings that cross the `fail-on` policy. */

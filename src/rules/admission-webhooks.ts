@@ -6,6 +6,7 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectRef } from '../inventory/types.js';
+import { helmReleaseOf } from './helm-releases.js';
 import {
   fullObjectsOf,
   refOfWhole,
@@ -24,6 +25,8 @@ export interface WebhookConfiguration {
   readonly name: string;
   readonly ref: ObjectRef;
   readonly webhooks: readonly AdmissionWebhook[];
+  /** The Helm release that shipped it (its meta.helm.sh annotations), when known. */
+  readonly release?: { readonly namespace: string; readonly name: string };
 }
 
 /** Every webhook configuration of the snapshot, validating first, each sorted by name. */
@@ -32,11 +35,13 @@ export function webhookConfigurations(inventory: Inventory): WebhookConfiguratio
     fullObjectsOf(inventory, resource)
       .map((c) => {
         const name = c.metadata?.name ?? '';
+        const release = helmReleaseOf(c.metadata?.annotations);
         return {
           kind,
           name,
           ref: refOfWhole('admissionregistration.k8s.io/v1', kind, c.metadata),
           webhooks: c.webhooks ?? [],
+          ...(release ? { release } : {}),
         };
       })
       .sort((a, b) => a.name.localeCompare(b.name)),

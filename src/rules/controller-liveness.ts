@@ -4,10 +4,10 @@
  * Deployment scaled to zero, is a footprint of a controller, not evidence that it runs
  * (scenario S20: a stale leader-election Lease must not pass for a live operator).
  */
+import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { fullObjectsOf, type LeaseObject, type WorkloadObject } from './kubernetes-objects.js';
-import { groupOf } from '../cluster/api-version.js';
 import { formatDuration } from './snapshot-views.js';
 
 /**

@@ -6,9 +6,10 @@
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { terminatingNamespaces } from './kubernetes-objects.js';
 import { livenessReader, type Liveness } from './controller-liveness.js';
-import { describeObject, wasListed } from './snapshot-views.js';
+import { helmReleaseOf, releaseNameAnnotation, releaseNamespaceAnnotation } from './helm-releases.js';
+import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
+import { describeObject, objectsOf, wasListed } from './snapshot-views.js';
 
 /**
  * Finalizers that Kubernetes itself removes, and which component does (kubernetes/kubernetes:
@@ -208,14 +209,62 @@ export function describeCandidates(candidates: readonly ControllerCandidate[], m
  * or that nothing live matches (naming the lookalikes that do not run), or why it is unknown.
  */
 export function describeControllerSearch(search: ControllerSearch, source: string): string {
+  const words = (tokens: readonly string[]) =>
+    `the word${tokens.length === 1 ? '' : 's'} ${tokens.join(', ')} (from ${source})`;
   if (search.result === 'found')
-    return `taken as its controller (live, and its name, namespace or app label matches ${search.tokens.join(', ')}): ${describeCandidates(search.candidates)}`;
+    return `taken as its controller (live, and its name, namespace or app label carries ${words(search.tokens)}): ${describeCandidates(search.candidates)}`;
   if (search.result === 'none')
     return (
-      `no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) ` +
-      `outside a Terminating namespace has a name, namespace or app label matching ${search.tokens.join(', ')} ` +
-      `(from ${source})` +
+      `no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease ` +
+      `(renewed within its duration) outside a Terminating namespace carries ${words(search.tokens)} in its name, ` +
+      'namespace or app label' +
       (search.notLive.length ? `; not live, so not taken: ${describeCandidates(search.notLive)}` : '')
     );
   return `whether its controller runs is unknown: ${search.reason}`;
+}
+
+/** Where the controller of custom resources came from, as far as the snapshot tells. */
+export interface ControllerOrigin {
+  /** The CRD of the objects (`<plural>.<group>`). */
+  readonly crd: string;
+  /** Whether that CRD is being deleted (then `helm install` of a chart that templates it fails). */
+  readonly crdDeleting: boolean;
+  /** The Helm release that shipped the CRD, from its `meta.helm.sh/release-*` annotations. */
+  readonly release?: { readonly namespace: string; readonly name: string };
+  /** Deployments of that release still in the snapshot (scaled to zero, say), sorted. */
+  readonly deployments: readonly ObjectMetadata[];
+}
+
+/**
+ * Pure: the origin of the controller of `objects` when they are custom resources whose CRD is in
+ * the snapshot: the CRD, the Helm release that shipped it (the annotations Helm sets on every
+ * templated object; a CRD from a chart's `crds/` folder has none, Helm docs "Custom Resource
+ * Definitions") and that release's Deployments. Undefined for built-in kinds or an unknown CRD.
+ */
+export function controllerOrigin(
+  inventory: Inventory,
+  objects: readonly ObjectMetadata[],
+): ControllerOrigin | undefined {
+  const crds = fullObjectsOf(inventory, 'customresourcedefinitions');
+  for (const o of objects) {
+    const group = groupOf(o.apiVersion);
+    if (group === '') continue;
+    const crd = crds.find((c) => c.metadata?.name === `${o.resource}.${group}`);
+    if (!crd) continue;
+    const release = helmReleaseOf(crd.metadata?.annotations);
+    const deployments = release
+      ? objectsOf(inventory, 'apps', 'deployments').filter(
+          (d) =>
+            d.annotations?.[releaseNameAnnotation] === release.name &&
+            d.annotations?.[releaseNamespaceAnnotation] === release.namespace,
+        )
+      : [];
+    return {
+      crd: `${o.resource}.${group}`,
+      crdDeleting: Boolean(crd.metadata?.deletionTimestamp),
+      ...(release ? { release } : {}),
+      deployments,
+    };
+  }
+  return undefined;
 }

@@ -79,7 +79,8 @@ function recordEvidence(history: ReleaseHistory | undefined, namespace: string, 
     ? `the current revision ${history.current.revision} of release ${namespace}/${name} is uninstalled ` +
         `(Secret ${history.current.secret.name}): Helm considers it gone`
     : `no release Secret ${releaseSecretPrefix}${name}.v* (owner=helm) in namespace ${namespace}: Helm purged the ` +
-        'record although the deletion did not finish (a failed uninstall --wait still purges it, helm/helm#12000), ' +
+        'record although the deletion did not finish (an uninstall --wait that ends in "uninstallation completed ' +
+        'with 1 error(s): ... context deadline exceeded" still purges it, helm/helm#12000), ' +
         'so helm status and helm uninstall answer "release: not found"';
 }
 

@@ -20,6 +20,18 @@ export const hookAnnotation = 'helm.sh/hook';
 /** `helm.sh/resource-policy: keep` stops Helm's own delete of the object on uninstall. */
 export const resourcePolicyAnnotation = 'helm.sh/resource-policy';
 
+/**
+ * The Helm release that rendered an object, from the `meta.helm.sh/release-*` annotations Helm
+ * sets on every object of a chart's templates (Helm docs, "Charts": not on hooks or `crds/`).
+ */
+export function helmReleaseOf(
+  annotations: Readonly<Record<string, string>> | undefined,
+): { readonly namespace: string; readonly name: string } | undefined {
+  const name = annotations?.[releaseNameAnnotation];
+  const namespace = annotations?.[releaseNamespaceAnnotation];
+  return name && namespace ? { namespace, name } : undefined;
+}
+
 /** One stored revision of a release, from its Secret's labels. */
 export interface ReleaseRecord {
   readonly namespace: string;

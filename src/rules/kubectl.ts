@@ -21,25 +21,30 @@ export const stripFinalizersWarning =
   'only after confirming that controller is gone for good and nothing outside the cluster needs cleaning up:';
 
 /**
- * The risky last resort, preceded by its warning line. With `finalizer`, one JSON patch per
- * object removes just that finalizer at the index the snapshot saw, guarded by a `test` op so
- * that it fails instead of removing another finalizer if the list changed; without, a merge
- * patch sets `metadata.finalizers` to null.
+ * The risky last resort, preceded by its warning line: one JSON patch per object that removes
+ * `finalizer` (default: every finalizer the snapshot saw on the object), each at the index the
+ * snapshot saw and guarded by a `test` op, so that the patch fails instead of removing another
+ * finalizer if the list changed (RFC 6902: ops apply in order, the removes from the highest
+ * index down). Never a merge patch that clears `metadata.finalizers` whatever it holds. An
+ * object without the finalizer (or without any) gets no line.
  */
 export function stripFinalizers(objects: readonly ObjectMetadata[], finalizer?: string): string[] {
-  if (objects.length === 0) return [];
-  const patch = (o: ObjectMetadata) => {
-    const index = finalizer === undefined ? -1 : (o.finalizers ?? []).indexOf(finalizer);
-    if (index < 0) return `--type merge -p '{"metadata":{"finalizers":null}}'`;
-    const path = `/metadata/finalizers/${index}`;
-    return `--type json -p '[{"op":"test","path":"${path}","value":"${finalizer}"},{"op":"remove","path":"${path}"}]'`;
-  };
-  return [
-    stripFinalizersWarning,
-    ...objects.map(
-      (o) => `kubectl patch ${typeNameOf(o)} ${o.name}${namespaceFlag(o.namespace)} ${patch(o)}`,
-    ),
-  ];
+  const patches = objects.flatMap((o) => {
+    const named = (o.finalizers ?? [])
+      .map((name, index) => ({ name, index }))
+      .filter((x) => finalizer === undefined || x.name === finalizer)
+      .reverse();
+    if (named.length === 0) return [];
+    const path = (i: number) => `/metadata/finalizers/${i}`;
+    const ops = [
+      ...named.map((x) => `{"op":"test","path":"${path(x.index)}","value":"${x.name}"}`),
+      ...named.map((x) => `{"op":"remove","path":"${path(x.index)}"}`),
+    ];
+    return [
+      `kubectl patch ${typeNameOf(o)} ${o.name}${namespaceFlag(o.namespace)} --type json -p '[${ops.join(',')}]'`,
+    ];
+  });
+  return patches.length ? [stripFinalizersWarning, ...patches] : [];
 }
 
 /** The line that forbids the worst fix of a stuck namespace (it strands objects in etcd, scenario S10). */

@@ -16,6 +16,16 @@
  *   namespace's pods (S11: pods that no kubelet confirms are what remains).
  * - NamespaceBlockedByFinalizer → PVCProtectionBlocked of the namespace's claims (S12).
  * - PVCProtectionBlocked → PodStuckTerminating of the pods that use the claim (S12).
+ * - NamespaceContentDeletionFailed → ConversionWebhookBackendMissing of the CRDs whose group and
+ *   kind its message quotes (the namespace controller cannot list their objects in the preferred
+ *   version when the conversion webhook is gone).
+ * - StuckFinalizer of `foregroundDeletion` → the findings about the dependents with
+ *   `blockOwnerDeletion` that the owners wait for (foreground-deletion.ts): their finalizer
+ *   findings and any finding about the dependent object itself.
+ * - Any finding about an object stored in a namespace that does not exist → that object's
+ *   OrphanInMissingNamespace; a finalizer group there → the OrphanInMissingNamespace of each
+ *   object waiting in it (S10: the namespace was force-finalized while they waited, so one
+ *   object gets one entry and one remedy: recreate the namespace and delete it properly).
  * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21).
  */
 import { groupOf } from '../cluster/api-version.js';
@@ -24,8 +34,9 @@ import type { ObjectMetadata } from '../inventory/types.js';
 import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
-import { fullObjectsOf } from './kubernetes-objects.js';
+import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
+import { blockingDependents, foregroundFinalizer, inForegroundDeletion } from './foreground-deletion.js';
 import { recordLostCauses } from './helm-release-record-lost.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
 import { refOf, waitsForFinalizers } from './snapshot-views.js';
@@ -100,6 +111,7 @@ function namespaceCauses(f: Finding, inventory: Inventory, staleKeys: readonly s
         ...webhookConfigurationsNamed(inventory, state.failingWebhooks).map((c) =>
           webhookKey(c.kind, c.configuration),
         ),
+        ...conversionKeys(inventory, state.failing.map((c) => c.message ?? '').join('\n')),
         ...pods,
       ];
     case 'NamespaceStuckTerminating':
@@ -109,11 +121,85 @@ function namespaceCauses(f: Finding, inventory: Inventory, staleKeys: readonly s
   }
 }
 
+/**
+ * Keys of the ConversionWebhookBackendMissing findings of CRDs with a conversion webhook whose
+ * group and kind (or plural) `message` quotes (`conversion webhook for <group>/<version>,
+ * Kind=<Kind> failed: ...`).
+ */
+function conversionKeys(inventory: Inventory, message: string): string[] {
+  if (!message.includes('conversion webhook')) return [];
+  return fullObjectsOf(inventory, 'customresourcedefinitions')
+    .filter((crd) => {
+      const group = crd.spec?.group ?? '';
+      const names = [crd.spec?.names?.kind, crd.spec?.names?.plural].filter((n): n is string => !!n);
+      return (
+        crd.spec?.conversion?.strategy === 'Webhook' &&
+        group !== '' &&
+        message.includes(group) &&
+        names.some((n) => message.includes(n))
+      );
+    })
+    .map((crd) =>
+      findingKey(
+        'ConversionWebhookBackendMissing',
+        refOfWhole('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd.metadata),
+      ),
+    );
+}
+
+/**
+ * `group/kind/namespace/name` of an object, without its version: findings name objects at the
+ * version the rule read, other places at the version of a manifest.
+ */
+export function objectIdentity(ref: { apiVersion: string; kind: string; namespace?: string; name: string }) {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+}
+
+/** Keys of the findings about the dependents that foreground-deleting owners in the group wait for. */
+function foregroundCauses(
+  f: Finding,
+  inventory: Inventory,
+  byObject: ReadonlyMap<string, readonly string[]>,
+): string[] {
+  const owners = (
+    f.object.namespace !== undefined
+      ? (inventory.byNamespace.get(f.object.namespace) ?? [])
+      : inventory.objects.filter((o) => o.namespace === undefined)
+  ).filter(inForegroundDeletion);
+  const dependents = owners.flatMap((o) => blockingDependents(inventory, o));
+  return [
+    ...finalizerKeys(dependents.filter(waitsForFinalizers)),
+    ...dependents.flatMap((d) => byObject.get(objectIdentity(refOf(d))) ?? []),
+  ];
+}
+
 function crdCauses(f: Finding, inventory: Inventory): string[] {
   const crd = fullObjectsOf(inventory, 'customresourcedefinitions').find(
     (c) => c.metadata?.name === f.object.name,
   );
   return crd ? finalizerKeys(instancesOf(inventory, crd).filter(waitsForFinalizers)) : [];
+}
+
+/** Pure: finding keys by the `objectIdentity` of the object each finding is about. */
+export function findingsByObject(findings: readonly Finding[]): Map<string, string[]> {
+  const byObject = new Map<string, string[]>();
+  for (const f of findings) {
+    const id = objectIdentity(f.object);
+    byObject.set(id, [...(byObject.get(id) ?? []), f.key]);
+  }
+  return byObject;
+}
+
+/** Keys of the OrphanInMissingNamespace findings that explain `f`, when its namespace is missing. */
+function orphanCauses(f: Finding, inventory: Inventory): string[] {
+  const ns = f.object.namespace;
+  if (f.code === 'OrphanInMissingNamespace' || ns === undefined || inventory.namespaceNames.has(ns))
+    return [];
+  const waiting =
+    f.code === 'OperatorGoneFinalizer' || f.code === 'StuckFinalizer'
+      ? (inventory.byNamespace.get(ns) ?? []).filter(waitsForFinalizers).map(refOf)
+      : [];
+  return [f.object, ...waiting].map((ref) => findingKey('OrphanInMissingNamespace', ref));
 }
 
 /** Pure: the findings, each with `causedBy` set to the keys of the findings that cause it. */
@@ -127,6 +213,9 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
     ]),
   );
   const staleKeys = findings.filter((f) => f.code === 'StaleAPIService').map((f) => f.key);
+  const byObject = findingsByObject(findings);
+  const foregroundKey = (f: Finding) =>
+    findingKey('StuckFinalizer', finalizerGroupSubject(f.object.namespace, foregroundFinalizer));
   return findings.map((f) => {
     const candidates =
       f.object.kind === 'Namespace' && f.object.apiVersion === 'v1'
@@ -137,8 +226,12 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
             ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
             : f.code === 'HelmReleaseRecordLost'
               ? recordLostCauses(f, inventory)
-              : [];
-    const causedBy = [...new Set(candidates.filter((k) => keys.has(k) && k !== f.key))];
+              : f.key === foregroundKey(f)
+                ? foregroundCauses(f, inventory, byObject)
+                : [];
+    const causedBy = [
+      ...new Set([...candidates, ...orphanCauses(f, inventory)].filter((k) => keys.has(k) && k !== f.key)),
+    ];
     return causedBy.length ? { ...f, causedBy } : f;
   });
 }

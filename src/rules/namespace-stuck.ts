@@ -105,23 +105,50 @@ function discoveryFinding(ns: StuckNamespace, inventory: Inventory): FindingPart
   };
 }
 
-function finalizerFinding(ns: StuckNamespace, inventory: Inventory): FindingParts {
-  const holders = [...ns.objects, ...(ns.self ? [ns.self] : [])].filter(waitsForFinalizers);
+/**
+ * The message of a namespace held by finalizers: its own `metadata.finalizers` (set by some
+ * controller on the Namespace object; the namespace controller removes only `spec.finalizers`)
+ * said as such, and the finalizers its content still carries.
+ */
+function finalizerMessage(ns: StuckNamespace, own: readonly string[], content: readonly ObjectMetadata[]) {
   const finalizers = [
     ...new Set([
       ...ns.state.remainingFinalizers.map((f) => f.finalizer),
-      ...holders.flatMap((o) => o.finalizers!),
+      ...content.flatMap((o) => o.finalizers!),
     ]),
   ].sort();
+  const parts = [
+    ...(own.length
+      ? [
+          `it is held by its own metadata.finalizers ${own.join(', ')}, which only the controller that set ` +
+            'them removes (the namespace controller removes only spec.finalizers)',
+        ]
+      : []),
+    ...(content.length || finalizers.length || !own.length
+      ? [
+          `${content.length || 'some'} object${content.length === 1 ? '' : 's'} still carry ` +
+            `finalizer${finalizers.length === 1 ? '' : 's'} ${finalizers.join(', ')} that no controller has removed`,
+        ]
+      : []),
+  ];
+  return `${header(ns)}: ${parts.join('; and ')}`;
+}
+
+function finalizerFinding(ns: StuckNamespace, inventory: Inventory): FindingParts {
+  const content = ns.objects.filter(waitsForFinalizers);
+  const own = ns.self && waitsForFinalizers(ns.self) ? ns.self.finalizers! : [];
+  const holders = [...content, ...(own.length ? [ns.self!] : [])];
   const conditions = ns.state.failing.filter(
     (c) => c.type === types.contentRemaining || c.type === types.finalizersRemaining,
   );
   return {
     object: ns.ref,
-    message:
-      `${header(ns)}: ${holders.length || 'some'} object${holders.length === 1 ? '' : 's'} still carry ` +
-      `finalizer${finalizers.length === 1 ? '' : 's'} ${finalizers.join(', ')} that no controller has removed`,
-    evidence: [...conditions.map(describeCondition), ...remainingEvidence(ns, inventory)],
+    message: finalizerMessage(ns, own, content),
+    evidence: [
+      ...(own.length ? [`the Namespace's own metadata.finalizers: ${own.join(', ')}`] : []),
+      ...conditions.map(describeCondition),
+      ...remainingEvidence(ns, inventory),
+    ],
     remediation: {
       summary:
         'Let the controller of each finalizer finish: reinstall or scale up the operator that owns it, and it ' +

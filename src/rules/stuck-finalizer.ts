@@ -1,14 +1,17 @@
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import type { Finding } from './findings.js';
 import { attacherHolds, goneDrivers } from './csi-driver-gone.js';
+import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
+  controllerOrigin,
   describeControllerSearch,
   findFinalizerControllers,
+  type ControllerOrigin,
 } from './finalizer-controllers.js';
+import { foregroundFinalizer, foregroundWait } from './foreground-deletion.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
 import { pvcProtectionFinalizer } from './pvc-protection-blocked.js';
@@ -43,6 +46,29 @@ function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
     o.resource === 'customresourcedefinitions' &&
     finalizer === 'customresourcecleanup.apiextensions.k8s.io'
   ); // crd-stuck
+}
+
+/**
+ * The first safe action for a finalizer no built-in controller removes: bring its controller
+ * back, naming the Deployment or the Helm release that shipped the objects' CRD when known.
+ */
+function restoreController(finalizer: string, origin: ControllerOrigin | undefined): string {
+  const release = origin?.release ? `Helm release ${origin.release.namespace}/${origin.release.name}` : '';
+  const deployment = origin?.deployments[0];
+  if (deployment && origin)
+    return (
+      `Bring back Deployment ${deployment.namespace}/${deployment.name} of ${release} (it shipped CRD ${origin.crd}): ` +
+      `scale it up or fix what stops it, and let it remove finalizer ${finalizer} after its cleanup.`
+    );
+  if (release && origin)
+    return (
+      `Run the controller of ${release} again (the release shipped CRD ${origin.crd}) and let it remove finalizer ` +
+      `${finalizer} after its cleanup` +
+      (origin.crdDeleting
+        ? `; CRD ${origin.crd} is being deleted, so a \`helm install\` that creates it fails: apply only the controller (its Deployment, ServiceAccount and RBAC).`
+        : '.')
+    );
+  return `Reinstall or scale up the operator that owns finalizer ${finalizer} and let it finish its cleanup.`;
 }
 
 interface Group {
@@ -80,7 +106,9 @@ function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
  * `StuckFinalizer` (warning). A candidate counts only when it is live (controller-liveness.ts),
  * and the evidence names the object taken as the controller and why. Namespaces, the CRD
  * cleanup finalizer and the attacher finalizers of CSI drivers that no longer run are left to
- * namespace-stuck, crd-stuck and csi-driver-gone.
+ * namespace-stuck, crd-stuck and csi-driver-gone. For
+ * `foregroundDeletion`, the message and evidence name the dependents with `blockOwnerDeletion`
+ * that the owners wait for (foreground-deletion.ts); the linker links what holds them.
  */
 export const stuckFinalizerRule: Rule = {
   name: rule,
@@ -101,6 +129,9 @@ export const stuckFinalizerRule: Rule = {
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
       const count = `${objects.length} object${objects.length === 1 ? '' : 's'}`;
       const inTerminatingNamespace = namespace !== undefined && terminating.has(namespace);
+      // Foreground deletion: name the dependents it waits for (the linker links what holds them).
+      const waits = finalizer === foregroundFinalizer ? foregroundWait(inventory, objects) : undefined;
+      const origin = builtIn ? undefined : controllerOrigin(inventory, objects);
       findings.push(
         buildFinding(
           rule,
@@ -110,12 +141,20 @@ export const stuckFinalizerRule: Rule = {
             subject: finalizerGroupSubject(namespace, finalizer),
             message:
               `${count} ${where} ${objects.length === 1 ? 'has' : 'have'} waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
-              (gone ? ', and no controller for it appears to run' : ''),
+              (gone ? ', and no controller for it appears to run' : '') +
+              (waits ? `: ${waits.message}` : ''),
             evidence: [
               ...capLines(
                 objects.map((o) => `${describeObject(o)} (deletionTimestamp ${o.deletionTimestamp ?? ''})`),
               ),
               builtIn ? `removed by ${builtIn}` : describeControllerSearch(search!, finalizer),
+              ...(waits?.evidence ?? []),
+              ...(origin?.release
+                ? [
+                    `CRD ${origin.crd} was shipped by Helm release ${origin.release.namespace}/${origin.release.name} ` +
+                      `(its meta.helm.sh annotations)${origin.deployments.length ? `, whose Deployments are ${origin.deployments.map((d) => d.name).join(', ')}` : ''}`,
+                  ]
+                : []),
               ...(inTerminatingNamespace && !builtIn
                 ? [
                     `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +
@@ -124,12 +163,19 @@ export const stuckFinalizerRule: Rule = {
                 : []),
             ],
             remediation: {
-              summary: builtIn
-                ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
-                : 'Reinstall or scale up the operator that owns this finalizer and let it finish its cleanup. ' +
-                  'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
-                  'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
-              commands: [...objects.map(getYaml), ...(builtIn ? [] : stripFinalizers(objects, finalizer))],
+              summary: waits?.dependents.length
+                ? 'Resolve what holds the dependents it waits for (the findings linked to this one); the garbage ' +
+                  'collector then deletes them and removes foregroundDeletion.'
+                : builtIn
+                  ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
+                  : `${restoreController(finalizer, origin)} ` +
+                    'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
+                    'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
+              commands: [
+                ...objects.map(getYaml),
+                ...(waits?.dependents ?? []).map(getYaml),
+                ...(builtIn ? [] : stripFinalizers(objects, finalizer)),
+              ],
             },
           },
           context,

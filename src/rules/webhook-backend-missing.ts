@@ -1,6 +1,7 @@
 import type { Finding } from './findings.js';
 import { describeWebhookMatch, failurePolicyOf, webhookConfigurations } from './admission-webhooks.js';
 import { buildFinding } from './finding-builder.js';
+import { helmReleaseOf } from './helm-releases.js';
 import { fullObjectsOf, refOfWhole, type ServiceReference } from './kubernetes-objects.js';
 import type { Rule } from './rule.js';
 import { serviceBackends, servicePath } from './service-backends.js';
@@ -61,8 +62,11 @@ export const webhookBackendMissingRule: Rule = {
             ]),
             remediation: {
               summary:
-                'Its backend is gone: delete the webhook configuration (reinstall the component that serves it if ' +
-                'it is still wanted). Setting failurePolicy to Ignore stops it from rejecting requests meanwhile.',
+                `Delete ${configuration.kind} ${configuration.name}, whose backend is gone (reinstall ` +
+                (configuration.release
+                  ? `Helm release ${configuration.release.namespace}/${configuration.release.name}, which shipped it,`
+                  : 'the component that serves it') +
+                ' if it is still wanted). Setting failurePolicy to Ignore stops it from rejecting requests meanwhile.',
               commands: [
                 `kubectl get ${type} ${configuration.name} -o yaml`,
                 `kubectl delete ${type} ${configuration.name}`,
@@ -86,6 +90,7 @@ export const webhookBackendMissingRule: Rule = {
       const state = backend(service);
       if (!('detail' in state)) continue;
       const name = crd.metadata?.name ?? '';
+      const release = helmReleaseOf(crd.metadata?.annotations);
       const versions = (crd.spec?.versions ?? []).map(
         (v) => `${v.name}${v.served ? ' served' : ''}${v.storage ? ' storage' : ''}`,
       );
@@ -106,8 +111,11 @@ export const webhookBackendMissingRule: Rule = {
             ],
             remediation: {
               summary:
-                'Restore the conversion webhook Service (reinstall its operator). Only if every served version ' +
-                'has the same schema, switch conversion to None.',
+                `Restore the conversion webhook Service ${servicePath(service)} (reinstall ` +
+                (release
+                  ? `Helm release ${release.namespace}/${release.name}, which shipped the CRD`
+                  : 'its operator') +
+                '). Only if every served version has the same schema, switch conversion to None.',
               commands: [
                 `kubectl get customresourcedefinition ${name} -o yaml`,
                 '# WARNING: with strategy None the API server only rewrites apiVersion; only if all served versions share one schema:',

@@ -1,7 +1,8 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
-import { WaitTimeoutError, waitFor, type Clock } from '../util/wait.js';
+import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
+import { oldestResourceVersion, watchWindowSeconds } from './wait-gone.js';
 
 /** A namespace condition as the namespace controller writes it (k8s.io/api core/v1 NamespaceCondition). */
 export interface NamespaceCondition {
@@ -38,7 +39,7 @@ export interface NamespaceOutcome {
 }
 
 interface NamespaceObject {
-  metadata?: { deletionTimestamp?: string; finalizers?: string[] };
+  metadata?: { deletionTimestamp?: string; finalizers?: string[]; resourceVersion?: string };
   spec?: { finalizers?: string[] };
   status?: {
     phase?: string;
@@ -46,31 +47,39 @@ interface NamespaceObject {
   };
 }
 
+/** What `requestNamespaceDeletion` did: which namespaces were absent, and when it asked (ms). */
+export interface NamespaceDeletion {
+  readonly names: readonly string[];
+  readonly absent: ReadonlySet<string>;
+  readonly requestedAt: number;
+  /** The resourceVersion of each namespace as the DELETE answered it (a watch starts there). */
+  readonly versions: ReadonlyMap<string, string>;
+}
+
 /**
- * Deletes namespaces and waits until they are gone, reading each one's conditions while it is
- * Terminating. Never deletes a protected namespace, and never PUTs /finalize (which strands
- * the namespace's objects in etcd: scenario S10).
- * @throws Error when asked to delete a protected namespace (a programming error upstream)
+ * Sends DELETE for each namespace (404: absent; 409: already terminating). Never deletes a
+ * protected namespace, and never PUTs /finalize (which strands the namespace's objects in
+ * etcd: scenario S10).
+ * @throws Error when asked to delete a protected namespace (a programming error upstream);
+ *   what the API throws other than 404 and 409.
  */
-export async function deleteNamespaces(
+export async function requestNamespaceDeletion(
   api: ApiClient,
   names: readonly string[],
-  options: {
-    timeoutMs: number;
-    /** True when `timeoutMs` is what was left of the overall `timeout`, less than `stage-timeout`. */
-    cutShort?: boolean;
-    clock?: Clock;
-    log?: (line: string) => void;
-  },
-): Promise<NamespaceOutcome[]> {
+  options: { clock?: Clock; log?: (line: string) => void },
+): Promise<NamespaceDeletion> {
   const bad = names.find(isProtectedNamespace);
   if (bad) throw new Error(`refusing to delete protected namespace ${bad}`);
-  const clockNow = () => (options.clock ? options.clock.now() : Date.now());
-  const started = clockNow();
+  const requestedAt = (options.clock ?? systemClock).now();
   const absent = new Set<string>();
+  const versions = new Map<string, string>();
   for (const name of names) {
     try {
-      await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${encodeURIComponent(name)}` });
+      const ns = await api.request<NamespaceObject | undefined>({
+        method: 'DELETE',
+        path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
+      });
+      if (ns?.metadata?.resourceVersion) versions.set(name, ns.metadata.resourceVersion);
       options.log?.(`namespace ${name}: deletion requested`);
     } catch (error) {
       if (error instanceof KubernetesApiError && error.status === 404) absent.add(name);
@@ -79,38 +88,121 @@ export async function deleteNamespaces(
       else throw error;
     }
   }
+  return { names, absent, requestedAt, versions };
+}
+
+/**
+ * Deletes namespaces and waits until they are gone (`requestNamespaceDeletion`, then
+ * `awaitNamespacesGone`).
+ * @throws Error when asked to delete a protected namespace (a programming error upstream)
+ */
+export async function deleteNamespaces(
+  api: ApiClient,
+  names: readonly string[],
+  options: NamespaceWaitOptions,
+): Promise<NamespaceOutcome[]> {
+  return awaitNamespacesGone(api, [await requestNamespaceDeletion(api, names, options)], options);
+}
+
+export interface NamespaceWaitOptions {
+  readonly timeoutMs: number;
+  /** True when `timeoutMs` is what was left of the overall `timeout`, less than `stage-timeout`. */
+  readonly cutShort?: boolean;
+  readonly clock?: Clock;
+  readonly log?: (line: string) => void;
+  /** false: GET each namespace per round, as before watches (default true). */
+  readonly watch?: boolean;
+}
+
+/**
+ * Waits until the namespaces of one or more `requestNamespaceDeletion` calls are gone, reading
+ * each one's conditions while it is Terminating: a watch on namespaces from the DELETE
+ * answers' resourceVersion (a fieldSelector on the name when there is one namespace), so a
+ * namespace's end is seen when it happens; when the watch fails or cannot start, one GET per
+ * namespace per round with backoff (util/wait.ts). A watch that ends (after
+ * `watchWindowSeconds`) is followed by a GET round and a new watch.
+ * @returns one outcome per namespace, in the order of the deletions; `durationMs` from its
+ *   deletion request.
+ */
+export async function awaitNamespacesGone(
+  api: ApiClient,
+  deletions: readonly NamespaceDeletion[],
+  options: NamespaceWaitOptions,
+): Promise<NamespaceOutcome[]> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const deadline = started + options.timeoutMs;
+  const requestedAt = new Map<string, number>();
+  const absent = new Set<string>();
+  const versions = new Map<string, string>();
+  for (const d of deletions) {
+    for (const n of d.names) requestedAt.set(n, d.requestedAt);
+    d.absent.forEach((n) => absent.add(n));
+    d.versions.forEach((v, n) => versions.set(n, v));
+  }
+  const names = [...requestedAt.keys()];
   const goneAt = new Map<string, number>();
   const last = new Map<string, NamespaceObject>();
   const pending = () => names.filter((n) => !absent.has(n) && !goneAt.has(n));
   const check = async () => {
     for (const name of pending()) {
       try {
-        last.set(
-          name,
-          await api.request<NamespaceObject>({ path: `/api/v1/namespaces/${encodeURIComponent(name)}` }),
-        );
+        const ns = await api.request<NamespaceObject>({
+          path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
+        });
+        last.set(name, ns);
+        if (ns.metadata?.resourceVersion) versions.set(name, ns.metadata.resourceVersion);
       } catch (error) {
-        if (error instanceof KubernetesApiError && error.status === 404) goneAt.set(name, clockNow());
+        if (error instanceof KubernetesApiError && error.status === 404) goneAt.set(name, clock.now());
         else throw error;
       }
     }
     return { done: pending().length === 0, value: pending() };
   };
   const waited = options.timeoutMs > 0;
-  try {
-    await waitFor(check, {
-      timeoutMs: Math.max(1, options.timeoutMs),
-      description: `namespaces ${names.join(', ')} to be gone`,
-      ...(options.clock ? { clock: options.clock } : {}),
-    });
-  } catch (error) {
-    if (!(error instanceof WaitTimeoutError)) throw error;
+  let watching = options.watch !== false && waited;
+  let goneRetries = 0;
+  // A namespace whose DELETE answered 409 has no version yet: one GET round first.
+  if (pending().some((n) => !versions.has(n))) await check();
+  while (watching && pending().length > 0 && deadline - clock.now() > 0) {
+    try {
+      await watchNamespaces(api, pending(), versions, {
+        seconds: Math.min(watchWindowSeconds, (deadline - clock.now()) / 1000),
+        onEvent: (name, type, ns) => {
+          if (type === 'DELETED') goneAt.set(name, clock.now());
+          else last.set(name, ns);
+        },
+        done: () => pending().length === 0,
+      });
+      if (pending().length > 0) await check();
+    } catch (error) {
+      if ((error as Error)?.name === 'ClusterAccessError') throw error;
+      // 410 Gone: the versions are older than the watch cache; GET them afresh (a few times).
+      if (error instanceof KubernetesApiError && error.status === 410 && ++goneRetries <= 3) await check();
+      else {
+        options.log?.(
+          `watch of namespaces failed (${(error as Error)?.message ?? String(error)}); listing instead`,
+        );
+        watching = false;
+      }
+    }
+  }
+  if (!watching) {
+    try {
+      await waitFor(check, {
+        timeoutMs: Math.max(1, deadline - clock.now()),
+        description: `namespaces ${names.join(', ')} to be gone`,
+        clock,
+      });
+    } catch (error) {
+      if (!(error instanceof WaitTimeoutError)) throw error;
+    }
   }
   return names.map((name): NamespaceOutcome => {
+    const since = requestedAt.get(name)!;
     const none = { blockingConditions: [], finalizers: [], metadataFinalizers: [] };
     if (absent.has(name)) return { name, status: 'absent', durationMs: 0, ...none };
-    if (goneAt.has(name))
-      return { name, status: 'deleted', durationMs: goneAt.get(name)! - started, ...none };
+    if (goneAt.has(name)) return { name, status: 'deleted', durationMs: goneAt.get(name)! - since, ...none };
     if (!waited) {
       options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
       return { name, status: 'not-waited', durationMs: 0, ...none };
@@ -132,9 +224,9 @@ export async function deleteNamespaces(
       if (options.cutShort) {
         // Nothing says it is stuck: the overall timeout ran out while it was still being deleted.
         options.log?.(
-          `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clockNow() - started) / 1000)} s; its conditions name no cause (raise 'timeout')`,
+          `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clock.now() - since) / 1000)} s; its conditions name no cause (raise 'timeout')`,
         );
-        return { name, status: 'not-waited', durationMs: clockNow() - started, ...none };
+        return { name, status: 'not-waited', durationMs: clock.now() - since, ...none };
       }
       options.log?.(
         `namespace ${name} is still Terminating and its conditions name no cause yet (still in progress?)`,
@@ -143,10 +235,53 @@ export async function deleteNamespaces(
     return {
       name,
       status: 'stuck',
-      durationMs: clockNow() - started,
+      durationMs: clock.now() - since,
       blockingConditions: blocking,
       finalizers: ns?.spec?.finalizers ?? [],
       metadataFinalizers,
     };
   });
+}
+
+/**
+ * One watch on namespaces from the oldest known resourceVersion of `names` (by name when
+ * there is one); resolves when `done()` holds after an event or the window ends.
+ * @throws Error when a version is missing or not comparable (the caller polls instead);
+ *   KubernetesApiError from the watch.
+ */
+async function watchNamespaces(
+  api: ApiClient,
+  names: readonly string[],
+  versions: ReadonlyMap<string, string>,
+  options: {
+    seconds: number;
+    onEvent: (name: string, type: string, ns: NamespaceObject) => void;
+    done: () => boolean;
+  },
+): Promise<void> {
+  const from = oldestResourceVersion(names.map((n) => versions.get(n) ?? ''));
+  if (from === undefined) throw new Error('no comparable resourceVersion to watch namespaces from');
+  const wanted = new Set(names);
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), options.seconds * 1000);
+  try {
+    await api.watch(
+      {
+        path: '/api/v1/namespaces',
+        resourceVersion: from,
+        ...(names.length === 1 ? { query: { fieldSelector: `metadata.name=${names[0]}` } } : {}),
+        timeoutSeconds: options.seconds,
+        signal: stop.signal,
+      },
+      (event) => {
+        const name = event.object.metadata?.name ?? '';
+        if (event.type === 'BOOKMARK' || !wanted.has(name)) return false;
+        options.onEvent(name, event.type, event.object as NamespaceObject);
+        return options.done();
+      },
+    );
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
 }

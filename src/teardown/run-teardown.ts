@@ -9,7 +9,12 @@ import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { systemClock, type Clock } from '../util/wait.js';
-import { deleteNamespaces, type NamespaceOutcome } from './namespaces.js';
+import {
+  awaitNamespacesGone,
+  requestNamespaceDeletion,
+  type NamespaceDeletion,
+  type NamespaceOutcome,
+} from './namespaces.js';
 import type { ResourceIndex } from './resource-index.js';
 import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
 
@@ -52,7 +57,15 @@ export interface StageResult {
   readonly unverifiableKinds: readonly string[];
   /** Requests that failed while deleting or waiting (e.g. 403): what they could not check. */
   readonly errors: readonly string[];
+  /** When the stage started and ended (RFC 3339, ms precision); its budget runs from `startedAt`. */
+  readonly startedAt: string;
+  readonly endedAt: string;
   readonly durationMs: number;
+  /**
+   * Where the stage's time went, in ms: deleting and awaiting custom resources first, the
+   * `helm uninstall` processes, and the wait for the manifests' objects.
+   */
+  readonly stepsMs: { readonly crdInstances: number; readonly uninstall: number; readonly wait: number };
 }
 
 /** Result of a teardown; `leftovers` when anything remains or failed. */
@@ -83,7 +96,12 @@ export interface TeardownPorts {
 export interface TeardownOptions {
   /** Group-versions ("metrics.k8s.io/v1beta1") whose discovery failed in the inventory. */
   readonly failedGroupVersions: ReadonlySet<string>;
+  /** Budget of the whole teardown in ms. */
   readonly timeoutMs: number;
+  /**
+   * Budget of each stage in ms, from the stage's start (every wait in it shares it), and of the
+   * namespace wait; never past the overall deadline.
+   */
   readonly stageTimeoutMs: number;
   readonly uninstallConcurrency: number;
 }
@@ -149,13 +167,50 @@ export function objectsToAwait(
   return { awaited, kept, unserved: [...unserved].sort(), unverifiable: [...unverifiable].sort() };
 }
 
+/** Pure: the namespaces a release has its record, a manifest object or a hook object in. */
+export function namespacesOf(release: ReleaseFacts, resources: ResourceIndex): Set<string> {
+  const spaces = new Set([release.release.namespace]);
+  for (const o of release.objects) if (o.namespace) spaces.add(o.namespace);
+  for (const o of hookObjects(release, resources)) if (o.namespace) spaces.add(o.namespace);
+  return spaces;
+}
+
+/**
+ * Pure: for each namespace to delete, the index of the last stage whose releases touch it
+ * (`namespacesOf`), and those releases of that stage. Once they are uninstalled, nothing in
+ * the namespace waits on an order any more, so it can be deleted while the rest runs. A
+ * namespace no release touches gets the last stage and no releases (deleted once every
+ * release is gone, as something of a release may still run there: a webhook's backend).
+ */
+export function lastStageTouching(
+  plan: TeardownPlan,
+  resources: ResourceIndex,
+): Map<string, { stage: number; releases: string[] }> {
+  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const last = new Map<string, { stage: number; releases: string[] }>(
+    plan.namespacesToDelete.map((n) => [n, { stage: plan.stages.length - 1, releases: [] }]),
+  );
+  for (const stage of plan.stages) {
+    for (const key of stage.releases) {
+      for (const ns of namespacesOf(byKey.get(key)!, resources)) {
+        const entry = last.get(ns);
+        if (!entry) continue;
+        if (entry.releases.length === 0 || entry.stage < stage.index)
+          last.set(ns, { stage: stage.index, releases: [key] });
+        else entry.releases.push(key);
+      }
+    }
+  }
+  return last;
+}
+
 /** What the steps of one stage share: the API and Helm ports, the clock and the time left. */
 interface StageContext {
   readonly plan: TeardownPlan;
   readonly options: TeardownOptions;
   readonly ports: TeardownPorts;
   readonly clock: Clock;
-  /** ms this stage's waits may still take (min of stage-timeout and the overall deadline). */
+  /** ms this stage may still take: to the stage's start + stage-timeout, or the overall deadline if sooner. */
   readonly budget: () => number;
   readonly byKey: ReadonlyMap<string, ReleaseFacts>;
   /** Requests that failed; the verdict cannot be clean when any did. */
@@ -214,7 +269,11 @@ async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) 
     );
     let remaining: Blocker[] = [];
     try {
-      remaining = await waitUntilGone(c.ports.api, awaited, { timeoutMs: c.budget(), clock: c.clock });
+      remaining = await waitUntilGone(c.ports.api, awaited, {
+        timeoutMs: c.budget(),
+        clock: c.clock,
+        onWatchFailed: c.ports.log,
+      });
     } catch (error) {
       if (isFatal(error)) throw error;
       c.errors.push(`waiting for ${crd.kind} objects to be gone: ${describeError(error)}`);
@@ -236,38 +295,42 @@ async function uninstallStage(
   stage: PlannedStage,
   c: StageContext,
   first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
+  onDone: (outcome: ReleaseOutcome) => Promise<void>,
 ): Promise<ReleaseOutcome[]> {
   const limit = pLimit(c.options.uninstallConcurrency);
-  return Promise.all(
-    stage.releases.map((key) =>
-      limit(async (): Promise<ReleaseOutcome> => {
-        const facts = c.byKey.get(key)!;
-        const before = facts.release.status;
-        const stranded = first.crdInstances.filter(
-          (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
-        );
-        const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
-        if (stranded.length > 0 || unchecked.length > 0) {
-          const message =
-            stranded.length > 0
-              ? `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
-              : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
-          c.ports.log(`${key}: ${message}`);
-          return { release: key, status: 'skipped', helmStatusBefore: before, durationMs: 0, message };
-        }
-        const t0 = c.clock.now();
-        const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
-        const durationMs = c.clock.now() - t0;
-        if (r.exitCode === 0) {
-          c.ports.log(`uninstalled ${key} (was ${before}) in ${durationMs} ms`);
-          return { release: key, status: 'uninstalled', helmStatusBefore: before, durationMs };
-        }
+  const uninstallOne = (key: string) =>
+    limit(async (): Promise<ReleaseOutcome> => {
+      const facts = c.byKey.get(key)!;
+      const before = facts.release.status;
+      const stranded = first.crdInstances.filter(
+        (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
+      );
+      const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
+      if (stranded.length > 0 || unchecked.length > 0) {
         const message =
-          tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
-        c.ports.log(`helm uninstall ${key} failed: ${message}`);
-        return { release: key, status: 'failed', helmStatusBefore: before, durationMs, message };
-      }),
-    ),
+          stranded.length > 0
+            ? `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
+            : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
+        c.ports.log(`${key}: ${message}`);
+        return { release: key, status: 'skipped', helmStatusBefore: before, durationMs: 0, message };
+      }
+      const t0 = c.clock.now();
+      const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
+      const durationMs = c.clock.now() - t0;
+      if (r.exitCode === 0) {
+        c.ports.log(`uninstalled ${key} (was ${before}) in ${durationMs} ms`);
+        return { release: key, status: 'uninstalled', helmStatusBefore: before, durationMs };
+      }
+      const message = tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
+      c.ports.log(`helm uninstall ${key} failed: ${message}`);
+      return { release: key, status: 'failed', helmStatusBefore: before, durationMs, message };
+    });
+  return Promise.all(
+    stage.releases.map(async (key) => {
+      const outcome = await uninstallOne(key);
+      await onDone(outcome);
+      return outcome;
+    }),
   );
 }
 
@@ -298,6 +361,7 @@ async function awaitStageObjects(stage: PlannedStage, c: StageContext, releases:
     remaining = await waitUntilGone(c.ports.api, awaited, {
       timeoutMs: c.budget(),
       clock: c.clock,
+      onWatchFailed: c.ports.log,
       onProgress: (left) => {
         const now = c.clock.now();
         if (left === 0 || (left === lastLeft && now - lastLogged < 10_000)) return;
@@ -349,49 +413,93 @@ export async function runTeardown(
   const clock = ports.clock ?? systemClock;
   const started = clock.now();
   const deadline = started + options.timeoutMs;
-  const budget = () => Math.max(0, Math.min(options.stageTimeoutMs, deadline - clock.now()));
+  const budgetFrom = (start: number) => () =>
+    Math.max(0, Math.min(start + options.stageTimeoutMs, deadline) - clock.now());
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
   const stages: StageResult[] = [];
+  const freeAfter = lastStageTouching(plan, ports.resources);
+  const deletions: NamespaceDeletion[] = [];
+  const requested = new Set<string>();
+  const done = new Set<string>(); // releases with an outcome
+  // A namespace whose release was not uninstalled keeps its release record: deleting it would
+  // lose Helm's record (and leave the release's cluster-scoped objects with no way to finish).
+  const keepFor = new Map<string, string>();
+  /**
+   * Deletes the namespaces whose last stage is `index` once that stage's releases in them
+   * are done (see lastStageTouching); `all`: the stage's uninstalls are over, so namespaces
+   * no release touches go too.
+   */
+  const deleteFreeNamespaces = async (index: number, all: boolean) => {
+    const free = plan.namespacesToDelete.filter((n) => {
+      const f = freeAfter.get(n)!;
+      return (
+        f.stage === index &&
+        (f.releases.length > 0 ? f.releases.every((r) => done.has(r)) : all) &&
+        !requested.has(n) &&
+        !isProtectedNamespace(n) &&
+        !keepFor.has(n)
+      );
+    });
+    if (free.length === 0) return;
+    free.forEach((n) => requested.add(n));
+    if (!all || index < plan.stages.length - 1)
+      ports.log(`nothing in ${free.join(', ')} waits on the rest of the teardown: deleting now`);
+    deletions.push(await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log }));
+  };
+  const onReleaseDone = (index: number) => async (r: ReleaseOutcome) => {
+    done.add(r.release);
+    if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
+    await deleteFreeNamespaces(index, false);
+  };
 
+  await deleteFreeNamespaces(-1, true);
   for (const stage of plan.stages) {
     const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
     const result = await ports.group(title, async (): Promise<StageResult> => {
       const stageStart = clock.now();
+      const budget = budgetFrom(stageStart);
       const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
       const first = await deleteCustomResourcesFirst(stage, c);
-      const releases = await uninstallStage(stage, c, first);
+      const uninstallStart = clock.now();
+      const releases = await uninstallStage(stage, c, first, onReleaseDone(stage.index));
+      const waitStart = clock.now();
+      await deleteFreeNamespaces(stage.index, true);
       const objects = await awaitStageObjects(stage, c, releases);
       for (const e of c.errors) ports.log(`could not check: ${e}`);
+      const ended = clock.now();
       return {
         index: stage.index,
         releases,
         crdInstances: first.crdInstances,
         ...objects,
         errors: c.errors,
-        durationMs: clock.now() - stageStart,
+        startedAt: new Date(stageStart).toISOString(),
+        endedAt: new Date(ended).toISOString(),
+        durationMs: ended - stageStart,
+        stepsMs: {
+          crdInstances: uninstallStart - stageStart,
+          uninstall: waitStart - uninstallStart,
+          wait: ended - waitStart,
+        },
       };
     });
     stages.push(result);
   }
 
-  // A namespace whose release was not uninstalled keeps its release record: deleting it would
-  // lose Helm's record (and leave the release's cluster-scoped objects with no way to finish).
-  const keepFor = new Map<string, string>();
-  for (const r of stages.flatMap((x) => x.releases)) {
-    if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
-  }
   for (const [ns, release] of keepFor) {
     if (plan.namespacesToDelete.includes(ns))
       ports.log(`not deleting namespace ${ns}: release ${release} was not uninstalled`);
   }
-  const toDelete = plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n) && !keepFor.has(n));
+  const toDelete = deletions.flatMap((d) => d.names);
+  const namespaceStart = clock.now();
+  const namespaceBudget = budgetFrom(namespaceStart);
   const namespaces =
     toDelete.length === 0
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
-          deleteNamespaces(ports.api, toDelete, {
-            timeoutMs: budget(),
-            cutShort: budget() < options.stageTimeoutMs,
+          awaitNamespacesGone(ports.api, deletions, {
+            timeoutMs: namespaceBudget(),
+            cutShort: namespaceBudget() < options.stageTimeoutMs,
             clock,
             log: ports.log,
           }),
@@ -401,7 +509,7 @@ export async function runTeardown(
     const hooks = plan.releases.flatMap((r) => hookObjects(r, ports.resources));
     if (hooks.length === 0) return [];
     try {
-      const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 1, clock });
+      const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 0, clock });
       for (const b of left)
         ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
       return left;

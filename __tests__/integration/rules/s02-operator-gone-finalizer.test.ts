@@ -89,12 +89,12 @@ test('S02: NamespaceBlockedByFinalizer lists every object, caused by OperatorGon
     const commands = blocked!.remediation.commands;
     expect(commands.at(-3)).toMatch(/^# WARNING: removing finalizers/);
     expect(commands.slice(-2)).toEqual([
-      `kubectl patch services s1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
-      `kubectl patch widgets.${group} t1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+      `kubectl patch services s1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
+      `kubectl patch widgets.${group} t1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
     ]);
     expect(gone!.evidence).toContain(
-      'no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) ' +
-        `outside a Terminating namespace has a name, namespace or app label matching example (from ${cleanupFinalizer})`,
+      'no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease ' +
+        `(renewed within its duration) outside a Terminating namespace carries the word example (from ${cleanupFinalizer}) in its name, namespace or app label`,
     );
 
     // A Deployment that looks like the finalizer's controller and runs (kwok runs its pod): the
@@ -107,7 +107,7 @@ test('S02: NamespaceBlockedByFinalizer lists every object, caused by OperatorGon
     const stuck = withOperator.find((f) => f.code === 'StuckFinalizer');
     expect(withOperator.map((f) => f.code)).toEqual(['NamespaceBlockedByFinalizer', 'StuckFinalizer']);
     expect(stuck!.evidence).toContain(
-      'taken as its controller (live, and its name, namespace or app label matches example): ' +
+      `taken as its controller (live, and its name, namespace or app label carries the word example (from ${cleanupFinalizer})): ` +
         `deployments.apps ${operatorNs}/example-operator (name matches example; 1 of 1 replicas available)`,
     );
     expect(withOperator[0]!.causedBy).toEqual([findingKey('StuckFinalizer', subject)]);

@@ -67,7 +67,7 @@ test('S06: CRDStuckTerminating lists the instance that holds it, caused by Opera
       ]),
     );
     expect(stuck!.remediation.commands.at(-1)).toBe(
-      `kubectl patch widgets.${group} w1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+      `kubectl patch widgets.${group} w1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
     );
     expect(stuck!.remediation.commands.join('\n')).not.toMatch(/patch customresourcedefinition/);
   } finally {

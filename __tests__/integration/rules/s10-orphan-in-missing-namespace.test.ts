@@ -73,7 +73,7 @@ test('S10: OrphanInMissingNamespace for each object, compared by exact namespace
     );
     expect(orphan.remediation.commands[0]).toBe(`kubectl create namespace ${ns}`);
     expect(orphan.remediation.commands.at(-1)).toBe(
-      `kubectl patch configmaps cm1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+      `kubectl patch configmaps cm1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
     );
   } finally {
     // The remedy the finding gives: recreate the namespace, then the objects are writable again.

@@ -106,7 +106,7 @@ test('S20: a stale Lease is reported and no longer passes for a live controller'
     expect(renewed[0]!.key).toBe(`StuckFinalizer:${finalizerGroupSubject(ns, finalizer)}`);
     expect(renewed[0]!.evidence.join('\n')).toMatch(
       new RegExp(
-        `taken as its controller \\(live, and its name, namespace or app label matches ${id}\\): ` +
+        `taken as its controller \\(live, and its name, namespace or app label carries the word ${id} \\(from ${finalizer}\\)\\): ` +
           `leases.coordination.k8s.io kube-system/${lease} \\(name matches ${id}; renewed \\d+s before the snapshot, ` +
           'within its leaseDurationSeconds 60 \\+ 10 s grace',
       ),
@@ -132,7 +132,7 @@ test('S20: a stale Lease is reported and no longer passes for a live controller'
     const running = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]);
     expect(running.map((f) => f.code)).toEqual(['StuckFinalizer']);
     expect(running[0]!.evidence.join('\n')).toContain(
-      `taken as its controller (live, and its name, namespace or app label matches ${id}): ` +
+      `taken as its controller (live, and its name, namespace or app label carries the word ${id} (from ${finalizer})): ` +
         `deployments.apps ${ops}/${id}-widget-operator (name matches ${id}; 1 of 1 replicas available)`,
     );
   } finally {

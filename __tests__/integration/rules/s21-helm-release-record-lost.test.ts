@@ -61,11 +61,12 @@ test.each(['helm4', 'helm3'] as const)(
       ]); // prettier-ignore
       expect(install.exitCode).toBe(0);
       const uninstall = await run(['uninstall', release, '-n', releaseNs, '--wait', '--timeout', '15s']);
-      // The wait fails on the finalizer, and the record is purged all the same (helm/helm#12000).
-      expect([uninstall.exitCode, String(uninstall.stderr)]).toEqual([
-        1,
-        expect.stringMatching(/timed out|context deadline|wait/i),
-      ]);
+      // The wait fails on the finalizer, and the record is purged all the same (helm/helm#12000):
+      // both pinned versions exit 1 with "uninstallation completed with 1 error(s): ... context
+      // deadline exceeded" (Helm 4 also names the objects that still exist), then "not found".
+      expect(uninstall.exitCode).toBe(1);
+      expect(String(uninstall.stderr)).toMatch(/^Error: uninstallation completed with 1 error\(s\): /);
+      expect(String(uninstall.stderr)).toMatch(/context deadline exceeded/);
       expect(await releaseStatus(api, releaseNs, release)).toBeUndefined();
       const status = await run(['status', release, '-n', releaseNs]);
       expect(String(status.stderr)).toMatch(/release: not found/);

@@ -54,11 +54,11 @@ test('S01 through the scan mode: root cause first, namespace linked, step failed
     expect(blocked.causedBy).toContain(stale.key);
     expect(failures[0]).toMatch(
       new RegExp(
-        `^leftovers: \\d+ finding\\(s\\) over fail-on \\(top causes: .*StaleAPIService APIService ${apiService.replace(/\./g, '\\.')}`,
+        `^leftovers: \\d+ finding\\(s\\) over fail-on from \\d+ root cause\\(s\\): .*StaleAPIService APIService ${apiService.replace(/\./g, '\\.')}`,
       ),
     );
     expect(Number(outputs.get('errors'))).toBeGreaterThanOrEqual(2);
-    expect(summary).toContain('### Findings');
+    expect(summary).toMatch(/^### \d+ root causes?, \d+ linked findings? /m);
     expect(summary).toContain('(root cause of');
 
     const lenient = await runAction({ mode: 'scan', 'stuck-after': '1s', 'fail-on': 'never' });

@@ -12,10 +12,14 @@ async function openssl(args: string[]) {
   await execa('openssl', args, { stderr: 'ignore' });
 }
 
-function kubeconfig(server: string, caPem: string, user: Record<string, string>): string {
-  const userLines = Object.entries(user)
-    .map(([k, v]) => `    ${k}: ${v}`)
-    .join('\n');
+/** `user` is flat key: value pairs, or the user entry's YAML lines (indented by four spaces). */
+function kubeconfig(server: string, caPem: string, user: Record<string, string> | string): string {
+  const userLines =
+    typeof user === 'string'
+      ? user
+      : Object.entries(user)
+          .map(([k, v]) => `    ${k}: ${v}`)
+          .join('\n');
   return kubeconfigYaml(
     server,
     `certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`,
@@ -81,6 +85,20 @@ export async function userKubeconfig(name: string, groups: string[] = []): Promi
 export function bogusTokenKubeconfig(): string {
   const { server, caPem } = localServerAndCa();
   return kubeconfig(server, caPem, { token: 'not-a-valid-token-kube-sweep-test' });
+}
+
+/**
+ * A kubeconfig for the local server whose user gets its credentials from the exec plugin
+ * `command` (client.authentication.k8s.io/v1): a test's plugin that never answers holds a run
+ * at the point where it reads credentials.
+ */
+export function execPluginKubeconfig(command: string): string {
+  const { server, caPem } = localServerAndCa();
+  return kubeconfig(
+    server,
+    caPem,
+    `    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ${command}\n      interactiveMode: Never`,
+  );
 }
 
 /** A kubeconfig for the local server, but trusting a CA that did not sign its certificate. */

@@ -41,6 +41,7 @@ async function withRelease(fn: (ns: string) => Promise<void>) {
 }
 
 test('a missing helm executable stops the teardown before any delete', async () => {
+  expect.hasAssertions();
   await withRelease(async (ns) => {
     const mark = auditMark();
     const { report, failures } = await runAction({
@@ -58,6 +59,7 @@ test('a missing helm executable stops the teardown before any delete', async () 
 });
 
 test('an identity that may not read the release Secrets gets an error, not a blind teardown', async () => {
+  expect.hasAssertions();
   await withRelease(async (ns) => {
     const user = uniqueName('no-secrets');
     const rules = [
@@ -116,6 +118,7 @@ async function withOperatorAndApp(
 }
 
 test("uninstalling an operator whose CRD has instances in another team's namespace is refused", async () => {
+  expect.hasAssertions();
   await withOperatorAndApp('cascade', async (id, env) => {
     const mark = auditMark();
     const { report, failures } = await runAction({ mode: 'teardown', namespaces: env.operatorNs });
@@ -133,6 +136,7 @@ test("uninstalling an operator whose CRD has instances in another team's namespa
 });
 
 test('a release that fails to uninstall keeps its namespace (and Helm record) for a rerun', async () => {
+  expect.hasAssertions();
   // A helm that answers `version` as Helm 4 does (so it passes the check before any change)
   // and fails every other command, printing nothing.
   const failingHelm = join(mkdtempSync(join(tmpdir(), 'kube-sweep-helm-')), 'helm');
@@ -302,6 +306,7 @@ describe('proof of no harm, from the audit log (every client of the admin identi
 });
 
 test('dry-run with an operator and its custom resources: the instances would go first, nothing is sent', async () => {
+  expect.hasAssertions();
   await withOperatorAndApp('dry', async (id, env) => {
     const mark = auditMark();
     const started = new Date();

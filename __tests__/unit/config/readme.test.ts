@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inputs, Outputs } from '../../../src/config/inputs.js';
+import { retryableStatuses } from '../../../src/cluster/retry-policy.js';
 import { findingCodes } from '../../../src/rules/codes.js';
 
 const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
@@ -15,4 +16,16 @@ test('the README documents every input, output and finding code', () => {
     ...Object.keys(findingCodes).filter((c) => !documented(c)),
   ];
   expect(missing).toEqual([]);
+});
+
+test('the README and action.yml name exactly the HTTP statuses that are retried', () => {
+  const action = readFileSync(join(process.cwd(), 'action.yml'), 'utf8');
+  const row = readme.split('\n').find((l) => l.startsWith('| `request-timeout`'))!;
+  const description = /request-timeout:\n\s+description: '([^']*)'/.exec(action)![1]!;
+  const statuses = [...retryableStatuses].sort((a, b) => a - b);
+  expect(statuses).toEqual([429, 500, 502, 503, 504]);
+  for (const text of [row, description]) {
+    expect(text).not.toMatch(/5xx/);
+    expect(text).toContain(`${statuses.slice(0, -1).join(', ')} and ${statuses.at(-1)}`);
+  }
 });

@@ -22,6 +22,7 @@ test('unset inputs take their defaults', () => {
     order: [],
     timeoutMs: 900_000,
     stageTimeoutMs: 300_000,
+    stageTimeoutCapped: false,
     helm: 'helm',
     uninstallConcurrency: 4,
     cluster: 'existing',
@@ -35,6 +36,16 @@ test('unset inputs take their defaults', () => {
     github: { prComment: false, checkRun: false, token: '' },
   });
   expect(Object.isFrozen(s)).toBe(true);
+});
+
+test('a timeout shorter than the default stage-timeout caps the stage budget instead of being refused', () => {
+  const s = parseSettings(reader({ namespaces: 'pr-1', timeout: '3m' }));
+  expect(s.timeoutMs).toBe(180_000);
+  expect(s.stageTimeoutMs).toBe(180_000);
+  expect(s.stageTimeoutCapped).toBe(true);
+  // An explicit stage-timeout within the timeout is kept as given.
+  const t = parseSettings(reader({ namespaces: 'pr-1', timeout: '3m', 'stage-timeout': '2m' }));
+  expect([t.stageTimeoutMs, t.stageTimeoutCapped]).toEqual([120_000, false]);
 });
 
 test('durations, numbers and booleans are parsed', () => {

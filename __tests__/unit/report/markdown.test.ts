@@ -1,4 +1,11 @@
-import { fitSummary, renderFindings, renderRemediation } from '../../../src/report/markdown.js';
+import {
+  blockerFate,
+  fitSummary,
+  keptAfterRun,
+  renderFindings,
+  renderRemediation,
+} from '../../../src/report/markdown.js';
+import { firstAction, rootCausesOf } from '../../../src/report/root-causes.js';
 import type { Finding } from '../../../src/rules/findings.js';
 
 const finding = (key: string, causedBy?: string[]): Finding =>
@@ -17,13 +24,87 @@ const finding = (key: string, causedBy?: string[]): Finding =>
 
 test('findings are grouped under their root cause, cluster text is inert', () => {
   const lines = renderFindings([finding('root'), finding('child', ['root'])], new Set(['root'])).join('\n');
-  expect(lines).toContain('### Findings (2, 1 over the fail-on policy)');
-  // Only the root has a table row; the child is listed under it.
+  expect(lines).toContain('### 1 root cause, 1 linked finding (2 findings, 1 over the fail-on policy)');
+  // Only the root has a table row, saying how many findings it explains; the child is listed under it.
   expect(lines.match(/^\| 🔴 /gm)).toHaveLength(1);
+  expect(lines).toMatch(
+    /^\| 🔴 \| \*\*`StaleAPIService`\*\* \| .* \| root cause of 1: `StaleAPIService` \| do it \|$/m,
+  );
   expect(lines).toContain('(root cause of 1)');
   expect(lines).toContain('a \\| b');
   expect(lines).not.toContain('<b>');
   expect(lines).toContain('```sh\nkubectl delete apiservice x\n```');
+});
+
+const about = (key: string, object: Finding['object'], extra: Partial<Finding> = {}): Finding =>
+  ({ ...finding(key), object, ...extra }) as Finding;
+
+test('two root findings about the same object are one entry; info roots that pass are notes', () => {
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'gone', name: 'settings' };
+  const hook = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'x', name: 'hook' };
+  const findings = [
+    about('a', cm),
+    about('b', cm, { code: 'OrphanInMissingNamespace' }),
+    about('c', cm, { causedBy: ['a'] }),
+    about('d', hook, { severity: 'info', code: 'HelmLeftover' }),
+  ];
+  const roots = rootCausesOf(findings, new Set(['a', 'b', 'c']));
+  expect(
+    roots.causes.map((r) => [r.finding.key, r.sameObject.map((f) => f.key), r.explains.map((f) => f.key)]),
+  ).toEqual([['a', ['b'], ['c']]]);
+  expect(roots.notes.map((r) => r.finding.key)).toEqual(['d']);
+  expect(roots.linked).toBe(1);
+  const text = renderFindings(findings, new Set(['a', 'b', 'c'])).join('\n');
+  expect(text).toContain(
+    '### 1 root cause, 1 linked finding, 1 note (4 findings, 3 over the fail-on policy)',
+  );
+  expect(text.match(/`ConfigMap gone\/settings`/g)).toHaveLength(2); // the row, and what it causes in the details
+  expect(text).toContain('**`StaleAPIService`** + **`OrphanInMissingNamespace`**');
+});
+
+test('a cycle of links still shows every finding once', () => {
+  const findings = [finding('x', ['y']), finding('y', ['x'])];
+  const roots = rootCausesOf(findings);
+  expect(roots.causes.length + roots.linked).toBe(2);
+});
+
+test('the first safe action is the first sentence of the remedy', () => {
+  const f = (summary: string) =>
+    firstAction({ ...finding('k'), remediation: { summary, commands: [] } } as Finding);
+  expect(f('Recreate namespace a.b and delete it normally, so that X; or delete it.')).toBe(
+    'Recreate namespace a.b and delete it normally, so that X.',
+  );
+  expect(f('Delete APIService v1.x.example.com. Then retry.')).toBe('Delete APIService v1.x.example.com.');
+  expect(f('no stop')).toBe('no stop');
+  expect(f('Resolve what holds them (see the findings: a, b). Then go.')).toBe(
+    'Resolve what holds them (see the findings: a, b).',
+  );
+});
+
+test('kept objects say what became of them after the run', () => {
+  const teardown = {
+    stages: [
+      {
+        kept: [
+          { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'gone-ns', name: 'state' },
+          { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'stays', name: 'cfg' },
+        ],
+      },
+    ],
+    namespaces: [
+      { name: 'gone-ns', status: 'deleted' },
+      { name: 'stays', status: 'stuck' },
+    ],
+  } as unknown as Parameters<typeof keptAfterRun>[0];
+  expect(keptAfterRun(teardown).map((k) => `${k.object.name}: ${k.fate}`)).toEqual([
+    'state: then deleted with its namespace',
+    'cfg: still there',
+  ]);
+  // The same holds for objects left after their stage's wait.
+  const deleted = new Set(['gone-ns']);
+  expect(blockerFate({ namespace: 'gone-ns' }, deleted)).toBe('gone later, with its namespace');
+  expect(blockerFate({ namespace: 'stays' }, deleted)).toBe('still there when its stage ended');
+  expect(blockerFate({}, deleted)).toBe('still there when its stage ended');
 });
 
 test('a summary over the limit is cut at a block boundary, fences and details closed, with a note', () => {

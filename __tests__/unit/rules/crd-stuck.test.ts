@@ -28,7 +28,7 @@ test('S06: CRDStuckTerminating lists the instance that holds it and never strips
     `kubectl get widgets.${group} w1 -n ${ns} -o yaml`,
     '# Do NOT remove customresourcecleanup.apiextensions.k8s.io from the CRD (its instances would stay in etcd)',
     expect.stringMatching(/^# WARNING: removing finalizers/),
-    `kubectl patch widgets.${group} w1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+    `kubectl patch widgets.${group} w1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
   ]);
 });
 

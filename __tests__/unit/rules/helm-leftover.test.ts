@@ -219,6 +219,7 @@ test('a hook object that does carry release annotations is reported as hook of t
 });
 
 test('releases that exist (pending-install, uninstalling) leave no HelmLeftover', () => {
+  expect.hasAssertions();
   for (const name of ['s15-helm-pending-install', 's16-helm-uninstalling'] as const) {
     const { fixture, inventory } = loadRecordedFixture(name);
     expect(rule.check(inventory, replayContext(fixture))).toEqual([]);

@@ -80,3 +80,26 @@ test('S11: the namespace whose pods never go away is caused by PodStuckTerminati
     [`NamespaceContentDeletionFailed:v1/Namespace//${fixture.names.namespace}`, [pod]],
   ]);
 });
+
+test('S10: a finalizer group in a force-finalized namespace is caused by the orphans waiting there (one object, one entry)', () => {
+  const { fixture, findings } = run('s10-orphan-in-missing-namespace');
+  const ns = fixture.names.namespace!;
+  const orphan = (kind: string, name: string) =>
+    findings.find(
+      (f) => f.code === 'OrphanInMissingNamespace' && f.object.kind === kind && f.object.name === name,
+    );
+  const finalizerGroup = findings.find((f) => f.object.namespace === ns && /Finalizer$/.test(f.code));
+  expect(finalizerGroup).toBeDefined();
+  // The ConfigMap waits for example.com/cleanup in the missing namespace: its orphan finding explains the group.
+  expect(finalizerGroup!.causedBy).toContain(orphan('ConfigMap', 'cm1')!.key);
+  // The orphans themselves are roots: nothing in the run causes them.
+  for (const f of findings.filter((x) => x.code === 'OrphanInMissingNamespace'))
+    expect(f.causedBy).toBeUndefined();
+});
+
+test('a finding in an existing namespace is never linked to an orphan', () => {
+  const { findings } = run('s02-operator-gone-finalizer');
+  expect(
+    findings.flatMap((f) => f.causedBy ?? []).filter((k) => k.startsWith('OrphanInMissingNamespace')),
+  ).toEqual([]);
+});

@@ -63,8 +63,8 @@ test('S02: NamespaceBlockedByFinalizer lists each object with its finalizer, fro
     `kubectl get widgets.${group} t1 -n ${ns} -o yaml`,
     '# Do NOT clear spec.finalizers of the namespace or PUT /api/v1/namespaces/<ns>/finalize: its objects would stay in etcd, unreachable',
     expect.stringMatching(/^# WARNING: removing finalizers skips the cleanup/),
-    `kubectl patch services s1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
-    `kubectl patch widgets.${group} t1 -n ${ns} --type merge -p '{"metadata":{"finalizers":null}}'`,
+    `kubectl patch services s1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
+    `kubectl patch widgets.${group} t1 -n ${ns} --type json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
   ]);
 });
 
@@ -102,6 +102,7 @@ test('S04: NamespaceContentDeletionFailed names the admission webhook and its co
 });
 
 test('a namespace deleted more recently than the threshold is not reported', () => {
+  expect.hasAssertions();
   for (const name of ['s01-stale-apiservice', 's02-operator-gone-finalizer', 's04-webhook-backend-missing']) {
     expect(check(name, { stuckAfterSeconds: 3600 }).findings).toEqual([]);
   }
@@ -124,4 +125,38 @@ test('a Terminating namespace whose conditions name no reason: NamespaceStuckTer
     ['NamespaceStuckTerminating', fixture.names.namespace],
   ]);
   expect(findings[0]!.message).toMatch(/and none of its deletion conditions names a reason$/);
+});
+
+/** The recorded snapshot with `finalizers` added to the Namespace's own metadata.finalizers. */
+function withOwnFinalizer(name: string, finalizers: string[]) {
+  const { fixture, inventory } = loadRecordedFixture(name);
+  const ns = fixture.names.namespace!;
+  const held = withInventory(inventory, (data) => ({
+    ...data,
+    objects: data.objects.map((o) =>
+      o.resource === 'namespaces' && o.name === ns
+        ? { ...o, finalizers: [...(o.finalizers ?? []), ...finalizers] }
+        : o,
+    ),
+  }));
+  return { ns, findings: namespaceStuckRule.check(held, replayContext(fixture)) };
+}
+
+test("a namespace held by its own metadata.finalizers is said to be, not '1 object still carry'", () => {
+  const { ns, findings } = withOwnFinalizer('s01-stale-apiservice', ['example.com/hold']);
+  const f = findings.find((x) => x.code === 'NamespaceBlockedByFinalizer')!;
+  expect(f.message).toMatch(
+    /: it is held by its own metadata\.finalizers example\.com\/hold, which only the controller that set them removes \(the namespace controller removes only spec\.finalizers\)$/,
+  );
+  expect(f.evidence[0]).toBe("the Namespace's own metadata.finalizers: example.com/hold");
+  expect(f.remediation.commands).toContain(`kubectl get namespaces ${ns} -o yaml`);
+});
+
+test('own metadata.finalizers and content finalizers are both named', () => {
+  const { findings } = withOwnFinalizer('s02-operator-gone-finalizer', ['example.com/hold']);
+  expect(findings.map((f) => f.message)).toEqual([
+    expect.stringMatching(
+      /: it is held by its own metadata\.finalizers example\.com\/hold, .*; and 2 objects still carry finalizer example\.com\/cleanup that no controller has removed$/,
+    ),
+  ]);
 });

@@ -39,7 +39,7 @@ test('S02: one OperatorGoneFinalizer for the finalizer, grouping both objects of
   expect(f!.evidence.map((e) => e.replace(/deletionTimestamp [^)]+/, 'deletionTimestamp …'))).toEqual([
     `services ${ns}/s1 (deletionTimestamp …)`,
     `widgets.${group} ${ns}/t1 (deletionTimestamp …)`,
-    'no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) outside a Terminating namespace has a name, namespace or app label matching example (from example.com/cleanup)',
+    'no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) outside a Terminating namespace carries the word example (from example.com/cleanup) in its name, namespace or app label',
     `namespace ${ns} is Terminating: if the controller for this finalizer lived in the namespace being deleted, it was deleted with it (delete such objects before their namespace)`,
   ]);
   // One JSON patch per object removes exactly this finalizer, guarded by a test op; last, after the warning.
@@ -167,7 +167,7 @@ test('the evidence names the object taken as the controller and why, and the loo
   );
   const [found] = rule.check(live.inventory, replayContext(live.fixture));
   expect(found!.evidence).toContain(
-    'taken as its controller (live, and its name, namespace or app label matches example): ' +
+    'taken as its controller (live, and its name, namespace or app label carries the word example (from example.com/cleanup)): ' +
       'deployments.apps operators/example-operator (name matches example; 1 of 2 replicas available)',
   );
   const stale = withCandidate(
@@ -183,8 +183,9 @@ test('the evidence names the object taken as the controller and why, and the loo
   const [gone] = rule.check(stale.inventory, replayContext(stale.fixture));
   expect(gone!.code).toBe('OperatorGoneFinalizer');
   expect(gone!.evidence).toContain(
-    'no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease (renewed within its duration) outside ' +
-      'a Terminating namespace has a name, namespace or app label matching example (from example.com/cleanup); ' +
+    'no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease ' +
+      '(renewed within its duration) outside a Terminating namespace carries the word example (from example.com/cleanup) ' +
+      'in its name, namespace or app label; ' +
       'not live, so not taken: leases.coordination.k8s.io operators/example-controller (name matches example; ' +
       'renewed 30m before the snapshot, past its leaseDurationSeconds 60 + 10 s grace, holder ' +
       'example-controller-7f9c6d-abcde_0a1b)',
@@ -264,4 +265,50 @@ test('a built-in finalizer names the Kubernetes controller that removes it and n
 test('deletions younger than the threshold are not reported', () => {
   const { fixture, inventory } = loadRecordedFixture('s02-operator-gone-finalizer');
   expect(rule.check(inventory, replayContext(fixture, { stuckAfterSeconds: 3600 }))).toEqual([]);
+});
+
+test('S06: the remedy names the Helm release that shipped the CRD (its annotations), and why helm install fails now', () => {
+  const { fixture, inventory } = loadRecordedFixture('s06-crd-stuck');
+  const crdName = fixture.names.crd!;
+  const annotated = withInventory(inventory, (data) => ({
+    ...data,
+    full: {
+      ...data.full,
+      customresourcedefinitions: (data.full.customresourcedefinitions ?? []).map((c) => {
+        const crd = c as { metadata?: { name?: string; annotations?: Record<string, string> } };
+        return crd.metadata?.name === crdName
+          ? {
+              ...crd,
+              metadata: {
+                ...crd.metadata,
+                annotations: {
+                  ...crd.metadata.annotations,
+                  'meta.helm.sh/release-name': 'operator',
+                  'meta.helm.sh/release-namespace': 'shop-operator',
+                },
+              },
+            }
+          : c;
+      }),
+    },
+  }));
+  const [f] = rule
+    .check(annotated, replayContext(fixture))
+    .filter((x) => x.object.namespace === fixture.names.namespace);
+  expect(f!.code).toBe('OperatorGoneFinalizer');
+  expect(f!.remediation.summary).toMatch(
+    new RegExp(
+      `^Run the controller of Helm release shop-operator/operator again \\(the release shipped CRD ${crdName.replace(/\./g, '\\.')}\\) and let it remove finalizer example\\.com/cleanup after its cleanup; CRD \\S+ is being deleted, so a \`helm install\` that creates it fails`,
+    ),
+  );
+  expect(f!.evidence).toContain(
+    `CRD ${crdName} was shipped by Helm release shop-operator/operator (its meta.helm.sh annotations)`,
+  );
+  // Without the annotations the remedy cannot name a release.
+  const [plain] = rule
+    .check(inventory, replayContext(fixture))
+    .filter((x) => x.object.namespace === fixture.names.namespace);
+  expect(plain!.remediation.summary).toMatch(
+    /^Reinstall or scale up the operator that owns finalizer example\.com\/cleanup/,
+  );
 });

@@ -65,6 +65,8 @@ export const recordedScenarios = [
   's12-pvc-protection-blocked',
   's13-released-persistent-volume',
   's14-owner-reference',
+  'foreground-deletion',
+  'conversion-webhook-namespace',
 ] as const;
 
 /** A variant of a recorded snapshot: `change` returns the changed data, the indexes are rebuilt. */

@@ -1,0 +1,45 @@
+/**
+ * The single executable (scripts/sea.mjs: Node 24 and the bundled CLI in one file), run with
+ * no `node` on PATH against the local control plane: --version, scan and plan, exit codes 0/1/2.
+ */
+import { execa } from 'execa';
+import { statSync } from 'node:fs';
+import which from 'which';
+import {
+  buildSingleExecutable,
+  exitCodeNamespaces,
+  expectExitCodes,
+  pathWithoutNode,
+  type SeaBuild,
+} from './support/cli-builds.js';
+
+const names = exitCodeNamespaces();
+let sea: SeaBuild;
+let path: string;
+beforeAll(async () => {
+  sea = await buildSingleExecutable();
+  path = pathWithoutNode();
+}, 600_000);
+
+/** The executable with PATH = a folder without node, and nothing else of this environment but HOME. */
+const run = (args: string[]) =>
+  execa(sea.executable, args, {
+    reject: false,
+    extendEnv: false,
+    env: { PATH: path, HOME: process.env.HOME ?? '/' },
+  });
+
+test('it is one file, and the PATH it runs with has no node', () => {
+  expect(statSync(sea.executable).isFile()).toBe(true);
+  expect(which.sync('node', { path, nothrow: true })).toBeNull();
+});
+
+test('--version prints the version and the commit', async () => {
+  const result = await run(['--version']);
+  expect(result.exitCode).toBe(0);
+  expect(result.stdout).toMatch(/^kube-sweep \d+\.\d+\.\d+\S* \(commit ([0-9a-f]{40}(-dirty)?|unknown)\)$/);
+});
+
+test('scan and plan without Node on PATH: exit codes 0, 1 and 2', async () => {
+  await expectExitCodes(run, names());
+});

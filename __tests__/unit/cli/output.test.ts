@@ -1,0 +1,103 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inFlagTerms, main, text, usage } from '../../../src/cli/index.js';
+import type { Finding } from '../../../src/rules/findings.js';
+import type { Report } from '../../../src/report/report.js';
+
+async function cli(args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await main(
+    args,
+    (s) => (out += s),
+    (s) => (err += s),
+  );
+  return { code, out, err };
+}
+
+test('a missing kubeconfig is named as the --kubeconfig flag, with the fallbacks it tried', async () => {
+  const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
+  const home = mkdtempSync(join(tmpdir(), 'kube-sweep-home-'));
+  delete process.env.KUBECONFIG;
+  process.env.HOME = home;
+  let r;
+  try {
+    r = await cli(['scan']);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+  expect(r.code).toBe(2);
+  expect(r.out).toContain(
+    `error: --kubeconfig is not given, $KUBECONFIG is unset and ${join(home, '.kube', 'config')} does not exist; ` +
+      'set --kubeconfig to a path, the kubeconfig YAML or its base64, or use --cluster kind',
+  );
+  expect(r.out + r.err).not.toMatch(/input '|'cluster: kind'/);
+});
+
+test('action wording becomes flags; quoted values stay values', () => {
+  expect(inFlagTerms("inputs 'cluster: kind' and 'kubeconfig' exclude each other; drop one")).toBe(
+    '--cluster kind and --kubeconfig exclude each other; drop one',
+  );
+  expect(inFlagTerms("input 'helm' is 'helm', which is not an executable on PATH")).toBe(
+    "--helm is 'helm', which is not an executable on PATH",
+  );
+  expect(inFlagTerms("input 'etcd-tls' needs an https 'etcd-endpoint'")).toBe(
+    '--etcd-tls needs an https --etcd-endpoint',
+  );
+  expect(inFlagTerms("only acts with 'remediate: safe'")).toBe('only acts with --remediate safe');
+});
+
+test('the help is aligned in columns and says where the kubeconfig comes from', () => {
+  const options = usage.split('\n').filter((l) => /^ {2}--/.test(l) && / {2,}\S/.test(l.slice(4)));
+  expect(options.length).toBeGreaterThan(30);
+  const column = new Set(options.map((l) => l.search(/ {2,}\S/) + l.slice(l.search(/ {2,}\S/)).search(/\S/)));
+  expect(column.size).toBe(1);
+  expect(usage).toMatch(
+    /--kubeconfig <value> +default: \$KUBECONFIG \(its files merged\), then ~\/\.kube\/config/,
+  );
+  expect(usage).toContain('--output <format>');
+});
+
+test('text output is plain: no markdown escapes, root causes before the teardown', () => {
+  const f = (key: string, code: string, extra: Partial<Finding> = {}): Finding =>
+    ({
+      key,
+      code,
+      rule: 'r',
+      severity: 'error',
+      object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'n', name: 'settings (old)' },
+      message: 'stored in namespace n (gone)',
+      evidence: [],
+      remediation: { summary: 'Recreate namespace n (then delete it). Or else.', commands: [] },
+      scope: 'environment',
+      ...extra,
+    }) as Finding;
+  const report = {
+    verdict: 'leftovers',
+    warnings: ["input 'stage-timeout' capped"],
+    findings: [f('a', 'OrphanInMissingNamespace'), f('b', 'OperatorGoneFinalizer', { causedBy: ['a'] })],
+    failing: ['a', 'b'],
+    teardown: {
+      stages: [],
+      hookLeftovers: [],
+      errors: [],
+      namespaces: [{ name: 'n', status: 'deleted', metadataFinalizers: [], blockingConditions: [] }],
+    },
+  } as unknown as Report;
+  const out = text(report);
+  expect(out).not.toMatch(/\\[()|_*]/);
+  const lines = out.split('\n');
+  expect(lines.slice(0, 5)).toEqual([
+    'verdict: leftovers',
+    '1 root cause(s), 1 linked finding(s) (2 finding(s), 2 over --fail-on)',
+    'ERROR   OrphanInMissingNamespace ConfigMap n/settings (old): root cause of 1 (OperatorGoneFinalizer)',
+    '        stored in namespace n (gone)',
+    '        first: Recreate namespace n (then delete it).',
+  ]);
+  expect(out).toContain('warning: --stage-timeout capped');
+  expect(lines.indexOf('  namespace n: deleted')).toBeGreaterThan(4);
+});
