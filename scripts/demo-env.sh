@@ -15,6 +15,14 @@
 #   - namespace <prefix>-scratch, holding a ConfigMap with a finalizer, is force-finalized
 #     through /finalize: the namespace is gone, the ConfigMap stays stored in it.
 # `clean` installs the same releases (no finalizer, no hooks release) and breaks nothing.
+# With OPERATOR_IMAGE set (a cluster with a kubelet, e.g. kind, where that image is loaded: see
+# test/operator/image.sh), the operator release runs the real operator (test/operator/operator.mjs)
+# as its Deployment, its webhook answers from the pod (failurePolicy Fail) and the install waits
+# for the pod to be ready; the Widgets then carry the finalizer in `clean` too (the live operator
+# removes it when they are deleted), and `broken` first scales the operator to zero and waits for
+# its pod to be gone, so that no controller is left to remove the finalizer.
+# With WEB_IMAGE set, the web Deployment runs that image with imagePullPolicy Never (on kind: the
+# node's preloaded pause image), so nothing is ever pulled.
 # Used by scripts/demo.sh and by the end-to-end tests (__tests__/e2e/demo.test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,22 +36,40 @@ helm_() { "$HELM" --kubeconfig "$KUBECONFIG" "$@"; }
 kubectl_() { "$KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
 
 finalizer=false
-[[ $variant == broken ]] && finalizer=true
+[[ $variant == broken || -n ${OPERATOR_IMAGE:-} ]] && finalizer=true
+operator_args=()
+[[ -n ${OPERATOR_IMAGE:-} ]] && operator_args=(--set image="$OPERATOR_IMAGE" --wait --timeout 180s)
 
-helm_ install operator test/charts/operator -n "$prefix-operator" --create-namespace --set group="$group" >/dev/null
-say "installed release $prefix-operator/operator (CRD widgets.$group, webhook, Deployment)"
+helm_ install operator test/charts/operator -n "$prefix-operator" --create-namespace --set group="$group" \
+  "${operator_args[@]}" >/dev/null
+say "installed release $prefix-operator/operator (CRD widgets.$group, webhook, Deployment${OPERATOR_IMAGE:+ running $OPERATOR_IMAGE})"
 kubectl_ wait --for condition=established --timeout 60s "crd/widgets.$group" >/dev/null
+if [[ -n ${OPERATOR_IMAGE:-} ]]; then
+  # The webhook (failurePolicy Fail) answers only once the Service's endpoints and kube-proxy's
+  # rules follow the pod's readiness. A failed `helm install app` would leave a failed release
+  # behind, so wait with a server-side dry run of a Widget (admission runs, nothing is stored).
+  probe="{\"apiVersion\":\"$group/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"probe\",\"namespace\":\"$prefix-operator\"},\"spec\":{\"size\":1}}"
+  for i in $(seq 1 240); do
+    probe_err=$(kubectl_ create --dry-run=server -o name -f - <<<"$probe" 2>&1 >/dev/null) && break
+    [[ $i == 240 ]] && { echo "demo-env.sh: the operator's webhook does not answer: $probe_err" >&2; exit 1; }
+    sleep 0.5
+  done
+  say "the operator's webhook answers"
+fi
 # The API server needs a moment to serve a just-established CRD.
-for i in $(seq 1 20); do
-  if helm_ install app test/charts/app -n "$prefix-app" --create-namespace --set group="$group" \
-    --set finalizer=$finalizer >/dev/null 2>&1; then
+attempts=20
+for i in $(seq 1 $attempts); do
+  if app_err=$(helm_ install app test/charts/app -n "$prefix-app" --create-namespace --set group="$group" \
+    --set finalizer=$finalizer 2>&1 >/dev/null); then
     say "installed release $prefix-app/app (Widgets w1, w2; finalizer on them: $finalizer)"
     break
   fi
-  [[ $i == 20 ]] && { echo "demo-env.sh: installing the app release failed" >&2; exit 1; }
+  [[ $i == "$attempts" ]] && { echo "demo-env.sh: installing the app release failed: $app_err" >&2; exit 1; }
   sleep 0.5
 done
-helm_ install web test/charts/sample -n "$prefix-app" >/dev/null
+web_args=()
+[[ -n ${WEB_IMAGE:-} ]] && web_args=(--set image="$WEB_IMAGE" --set imagePullPolicy=Never)
+helm_ install web test/charts/sample -n "$prefix-app" "${web_args[@]}" >/dev/null
 say "installed release $prefix-app/web"
 helm_ install keeper test/charts/keepy -n "$prefix-extras" --create-namespace >/dev/null
 say "installed release $prefix-extras/keeper (a ConfigMap with resource-policy: keep)"
@@ -56,6 +82,11 @@ fi
 
 # 1. The operator goes first (the mistake of seed 000): its CRD is deleted while Widgets with
 #    its finalizer exist, and nothing will ever remove that finalizer.
+if [[ -n ${OPERATOR_IMAGE:-} ]]; then
+  kubectl_ -n "$prefix-operator" scale deployment widget-operator --replicas 0 >/dev/null
+  kubectl_ -n "$prefix-operator" wait --for delete pod -l app=widget-operator --timeout 120s >/dev/null
+  say "broke: the operator's pod is gone (scaled to zero)"
+fi
 helm_ uninstall operator -n "$prefix-operator" --wait=false >/dev/null 2>&1 || true
 say "broke: uninstalled $prefix-operator/operator before the Widgets that need it"
 
