@@ -132,8 +132,7 @@ test('the broken demo environment: the step fails, and the findings name the cau
     const first = lines.slice(0, 15);
     expect(first[0]).toBe('## ❌ kube-sweep: leftovers found');
     const heading = first.find((l) => l.startsWith('### '));
-    // Counts agree: root causes + linked findings + notes = findings (the rules of releases whose
-    // record is gone may add root causes of their own after the two the demo breaks).
+    // Counts agree: root causes + linked findings + notes = findings.
     const counts =
       /^### (\d+) root causes, (\d+) linked findings?(?:, (\d+) notes?)? \((\d+) findings, (?:all )?(\d+) over the fail-on policy\)$/.exec(
         heading ?? '',
@@ -143,6 +142,9 @@ test('the broken demo environment: the step fails, and the findings name the cau
     expect(roots! + linked! + notes!).toBe(report.findings.length);
     expect(total).toBe(report.findings.length);
     expect(over).toBe(Number(outputs.errors));
+    // Exactly the two root causes the demo breaks: what the rules of releases whose record is gone
+    // find (the operator's CRD, the app's Widgets, all held by the operator's finalizer) is linked.
+    expect(roots).toBe(2);
     // The two root causes the demo breaks come first (errors sort first).
     const rows = first.filter((l) => l.startsWith('| 🔴 '));
     expect(rows[0]).toContain('`OperatorGoneFinalizer`');

@@ -52,13 +52,7 @@ const namespaceCodes = [
  * on them, and the namespace-stuck findings of the Namespaces among them.
  */
 export function recordLostCauses(finding: Finding, inventory: Inventory): string[] {
-  const first = finding.object.uid ? inventory.byUid.get(finding.object.uid) : undefined;
-  const release = first && releaseOf(first);
-  if (!release) return [];
-  const held = inventory.objects.filter(
-    (o) => o.deletionTimestamp && releaseId(release.namespace, release.name) === idOf(o),
-  );
-  return held.flatMap((o) => [
+  return recordLostHeld(finding, inventory).flatMap((o) => [
     ...(o.finalizers ?? []).flatMap((f) => {
       const subject = finalizerGroupSubject(o.namespace, f);
       return [findingKey('OperatorGoneFinalizer', subject), findingKey('StuckFinalizer', subject)];
@@ -67,6 +61,19 @@ export function recordLostCauses(finding: Finding, inventory: Inventory): string
       ? namespaceCodes.map((c) => findingKey(c, refOf(o)))
       : []),
   ]);
+}
+
+/**
+ * Pure: the objects of a `HelmReleaseRecordLost` finding's release that are held in deletion
+ * (deletionTimestamp set), found by the release annotations of the finding's object.
+ */
+export function recordLostHeld(finding: Finding, inventory: Inventory): ObjectMetadata[] {
+  const first = finding.object.uid ? inventory.byUid.get(finding.object.uid) : undefined;
+  const release = first && releaseOf(first);
+  if (!release) return [];
+  return inventory.objects.filter(
+    (o) => o.deletionTimestamp && releaseId(release.namespace, release.name) === idOf(o),
+  );
 }
 
 function idOf(o: ObjectMetadata): string | undefined {

@@ -26,7 +26,8 @@
  *   OrphanInMissingNamespace; a finalizer group there → the OrphanInMissingNamespace of each
  *   object waiting in it (S10: the namespace was force-finalized while they waited, so one
  *   object gets one entry and one remedy: recreate the namespace and delete it properly).
- * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21).
+ * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21),
+ *   and the other findings about those held objects (a held CRD's CRDStuckTerminating).
  */
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
@@ -37,7 +38,7 @@ import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
 import { blockingDependents, foregroundFinalizer, inForegroundDeletion } from './foreground-deletion.js';
-import { recordLostCauses } from './helm-release-record-lost.js';
+import { recordLostCauses, recordLostHeld } from './helm-release-record-lost.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
 import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
@@ -225,7 +226,14 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
           : f.code === 'PVCProtectionBlocked'
             ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
             : f.code === 'HelmReleaseRecordLost'
-              ? recordLostCauses(f, inventory)
+              ? [
+                  ...recordLostCauses(f, inventory),
+                  // What is found about a held object itself (a CRD held by its instances:
+                  // CRDStuckTerminating, which links on to their finalizers).
+                  ...recordLostHeld(f, inventory).flatMap(
+                    (o) => byObject.get(objectIdentity(refOf(o))) ?? [],
+                  ),
+                ]
               : f.key === foregroundKey(f)
                 ? foregroundCauses(f, inventory, byObject)
                 : [];
