@@ -201,7 +201,7 @@ test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without
         (s) => (stderr += s),
       ),
     ).toBe(2);
-    expect(stderr).toContain('--check-run is true but --github-token is empty; give a token');
+    expect(stderr).toContain('--check-run is true but --github-token is not given; give a token');
     expect(server.requests).toHaveLength(3);
   } finally {
     for (const [k, v] of Object.entries(saved)) {
