@@ -6,7 +6,7 @@ import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';
-import { firstAction, objectLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
+import { firstAction, rootCauseLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -88,7 +88,7 @@ export function renderMarkdown(report: Report): string {
       : []),
     ...renderClusterLine(report),
     ...renderNotes(report, roots?.notes ?? []),
-    ...(report.plan ? renderPlan(report.plan) : []),
+    ...(report.plan ? renderPlan(report.plan, report.findings ?? []) : []),
     ...(report.dryRun ? renderDryRun(report.dryRun) : []),
     ...(report.teardown ? renderTeardown(report.teardown, leftoverWhyOf(report)) : []),
     ...(report.remediation ? renderRemediation(report.remediation) : []),
@@ -166,12 +166,39 @@ export function keptAfterRun(
     }));
 }
 
-/** The plan: namespaces, stages and releases, and why this order. */
-function renderPlan(p: PlanSummary): string[] {
+/**
+ * Pure: what the findings say a teardown of this plan will meet, before anything is deleted:
+ * each namespace to delete whose deletion will hang (`NamespaceDeletionWillHang`, with the
+ * first safe action), and each StatefulSet whose claims its retention policy keeps
+ * (`StatefulSetClaimsRetained`), with whether the plan's namespace deletion removes them.
+ */
+export function planForecast(p: PlanSummary, findings: readonly Finding[]): string[] {
+  const deleted = new Set(p.namespacesToDelete);
+  const hang = findings.filter((f) => f.code === 'NamespaceDeletionWillHang' && deleted.has(f.object.name));
+  const retained = findings.filter((f) => f.code === 'StatefulSetClaimsRetained');
+  return [
+    ...hang.map(
+      (f) =>
+        `- ⚠️ **Namespace deletion will hang:** ${escapeMarkdown(f.message)}. ${escapeMarkdown(firstAction(f))}`,
+    ),
+    ...retained.map(
+      (f) =>
+        `- Claims that will stay after the uninstall: ${escapeMarkdown(f.message)}; ` +
+        (f.object.namespace !== undefined && deleted.has(f.object.namespace)
+          ? `this teardown deletes namespace ${codeSpan(f.object.namespace)} afterwards, which removes them.`
+          : `this teardown does not delete namespace ${codeSpan(f.object.namespace ?? '')}: they stay.`),
+    ),
+  ];
+}
+
+/** The plan: namespaces, what the teardown will meet, stages and releases, and why this order. */
+function renderPlan(p: PlanSummary, findings: readonly Finding[]): string[] {
   const out = ['### Plan', '', `Namespaces in scope: ${p.namespaces.map(codeSpan).join(', ') || '(none)'}.`];
   if (p.namespacesToDelete.length)
     out.push(`Deleted after the last stage: ${p.namespacesToDelete.map(codeSpan).join(', ')}.`);
   out.push('');
+  const forecast = planForecast(p, findings);
+  if (forecast.length) out.push(...forecast, '');
   if (p.stages.length === 0) out.push('No Helm release in scope.', '');
   else {
     out.push(
@@ -430,7 +457,7 @@ export function renderRootCauses(
   out.push('| | code | object | explains | first safe action |', '| --- | --- | --- | --- | --- |');
   for (const r of roots.causes)
     out.push(
-      `| ${severityIcon[r.finding.severity]} | ${codesOf(r, failing)} | ${objectName(r.finding.object)} | ${explainsText(r)} | ${escapeMarkdown(firstAction(r.finding))} |`,
+      `| ${severityIcon[r.finding.severity]} | ${codesOf(r, failing)} | ${r.group.length ? escapeMarkdown(rootCauseLabel(r)) : objectName(r.finding.object)} | ${explainsText(r)} | ${escapeMarkdown(firstAction(r.finding))} |`,
     );
   out.push(
     '',
@@ -451,9 +478,14 @@ export function renderRootCauseDetails(roots: RootCauses): string[] {
   const out = ['### Root causes in detail', ''];
   for (const r of entries) {
     const f = r.finding;
-    const title = `${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(objectLabel(f.object))}${r.explains.length ? ` (root cause of ${r.explains.length})` : ''}`;
+    const title = `${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(rootCauseLabel(r))}${r.explains.length ? ` (root cause of ${r.explains.length})` : ''}`;
     out.push(`<details><summary>${title}</summary>`, '', escapeMarkdown(f.message), '');
     for (const e of f.evidence) out.push(`- ${escapeMarkdown(e)}`);
+    if (r.group.length) {
+      out.push('', 'The same remedy covers these findings too:');
+      for (const g of r.group)
+        out.push(`- ${codeSpan(g.code)} ${objectName(g.object)}: ${escapeMarkdown(g.message)}`);
+    }
     for (const other of r.sameObject) {
       out.push('', `Also about this object: ${codeSpan(other.code)}: ${escapeMarkdown(other.message)}`, '');
       for (const e of other.evidence) out.push(`- ${escapeMarkdown(e)}`);

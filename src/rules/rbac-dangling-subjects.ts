@@ -111,7 +111,7 @@ function bindingFinding(
         evidence,
         remediation: {
           summary:
-            'Nothing it names exists any more: delete the binding. For the next teardown, delete the bindings ' +
+            'Delete the binding: nothing it names exists any more. For the next teardown, delete the bindings ' +
             'that name the environment service accounts together with its namespaces (cluster-scoped bindings ' +
             'never go with a namespace).',
           commands: [getYaml(meta), `kubectl delete ${typeNameOf(meta)} ${meta.name}${flag}`],
@@ -134,8 +134,8 @@ function bindingFinding(
         evidence,
         remediation: {
           summary:
-            'The binding belongs to someone else (it names other subjects too): remove just the dangling subjects, ' +
-            'not the binding.',
+            'Remove just the dangling subjects from the binding, not the binding: it names other subjects too, so ' +
+            'it belongs to someone else.',
           commands: [getYaml(meta), patch(gone.map((s) => s.index))],
         },
       },
@@ -153,8 +153,8 @@ function bindingFinding(
       evidence,
       remediation: {
         summary:
-          'Ranked below a missing namespace: a binding may be made before its ServiceAccount on purpose. If the ' +
-          'ServiceAccount is not coming back, remove the subject.',
+          'Remove the subject if its ServiceAccount is not coming back (a binding may be made before its ' +
+          'ServiceAccount on purpose, so this ranks below a missing namespace).',
         commands: [getYaml(meta), patch(missing.map((s) => s.index))],
       },
     },
