@@ -56,9 +56,8 @@ function willHangFinding(
       object: refOfWhole('v1', 'Namespace', namespace.metadata),
       message:
         `Deleting namespace ${name} will hang in Terminating: the namespace controller cannot discover ` +
-        `${stale.map((a) => a.groupVersion).join(', ')} (${list}), and it finishes no namespace until ` +
-        'discovery is complete',
-      evidence: stale.map((a) => `APIService ${a.name} is not Available: ${describe(a)}`),
+        `${list}, and it finishes no namespace until discovery is complete`,
+      evidence: stale.map((a) => `not Available: ${describe(a)}`),
       remediation: {
         summary:
           `Restore the backend of ${stale.map((a) => `APIService ${a.name} (service ${servicePath(a.service)})`).join(' and ')}, ` +
@@ -99,9 +98,9 @@ export const apiServiceUnavailableRule: Rule = {
       const state = backend(a.service);
       const reason = conditionOf(a.object.status?.conditions, 'Available')?.reason ?? 'no reason';
       return (
-        `${a.groupVersion} served by service ${servicePath(a.service)}` +
-        ('detail' in state ? ` (${state.detail})` : '') +
-        `, ${reason}`
+        `${a.groupVersion} (APIService ${a.name}, ${reason}: service ${servicePath(a.service)}` +
+        ('detail' in state ? `, ${state.detail}` : '') +
+        ')'
       );
     };
     const findings: Finding[] = [];

@@ -113,8 +113,12 @@ test('the plan says which namespace deletion will hang, on which APIService, wit
   expect(lines[0]).toContain(
     `**Namespace deletion will hang:** Deleting namespace ${ns} will hang in Terminating`,
   );
-  expect(lines[0]).toContain(`${s01.fixture.names.group}/v1beta1 served by service kube-system/`);
-  expect(lines[0]).toContain(`Restore the backend of APIService ${s01.fixture.names.apiService}`);
+  expect(lines[0]).toContain(
+    `cannot discover ${s01.fixture.names.group}/v1beta1 \\(APIService ${s01.fixture.names.apiService}, `,
+  );
+  expect(lines[0]).toContain(
+    `Restore the backend of APIService ${s01.fixture.names.apiService} \\(service kube-system/`,
+  );
   // Not deleted by this plan: nothing to forecast.
   expect(planForecast(plan([]), findings)).toEqual([]);
   // The recorded snapshot itself (the namespace already Terminating): namespace-stuck says it, not this.
