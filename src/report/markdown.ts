@@ -1,5 +1,11 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
-import type { InventorySummary, PlanSummary, Report, Verdict } from './report.js';
+import {
+  goneWithNamespace,
+  type InventorySummary,
+  type PlanSummary,
+  type Report,
+  type Verdict,
+} from './report.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { Blocker } from '../teardown/wait-gone.js';
@@ -134,6 +140,8 @@ function renderNotes(report: Report, notes: readonly RootCause[]): string[] {
       ? [
           `- Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${hooks
             .map((b) => {
+              if (goneWithNamespace(b, report.teardown!))
+                return `${objectName(b)} (then deleted with its namespace)`;
               const why = leftoverWhyOf(report)(b);
               return why ? `${objectName(b)} (${why})` : objectName(b);
             })

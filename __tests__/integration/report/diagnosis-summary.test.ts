@@ -25,12 +25,11 @@ import { helm4, installOperatorAndApp, removeOperatorAndApp } from '../support/w
 import {
   adminApiForSuite,
   cleanupFinalizer,
+  createKeptAndOwnedStatefulSets,
   createObject,
   deleteNamespaceAndWait,
   forceFinalizeNamespace,
   removeFinalizers,
-  statefulSet,
-  waitForClaim,
   waitForCondition,
 } from '../rules/support/scenario.js';
 
@@ -131,15 +130,7 @@ test('S22 in a plan: the claims a StatefulSet keeps are named before the teardow
   const api = suiteApi();
   const ns = uniqueName('diag-sts');
   try {
-    await createNamespace(api, ns);
-    await createObject(api, `/apis/apps/v1/namespaces/${ns}/statefulsets`, statefulSet('pg', 'db'));
-    await createObject(
-      api,
-      `/apis/apps/v1/namespaces/${ns}/statefulsets`,
-      statefulSet('cache', 'db', { whenDeleted: 'Delete' }),
-    );
-    await waitForClaim(api, ns, 'data-pg-0');
-    await waitForClaim(api, ns, 'data-cache-0', { owned: true });
+    await createKeptAndOwnedStatefulSets(api, ns, { kept: 'pg', owned: 'cache', release: 'db' });
     const { report, summary } = await runAction({ mode: 'plan', namespaces: ns });
     expect(report.findings!.map((f) => [f.code, f.severity, f.object.kind, f.object.name])).toEqual([
       ['StatefulSetClaimsRetained', 'info', 'StatefulSet', 'pg'],

@@ -5,23 +5,24 @@
  * `data-pg-0` and `data-pg2-0`. After the uninstall, `data-pg-0` stays (no owner, no Helm
  * annotation) and must be reported as StatefulSetClaimLeftover with its size, phase and the
  * release it came from; `data-pg2-0` goes with its StatefulSet. Clean: the claims of a
- * StatefulSet that exists are never reported.
+ * StatefulSet that exists are never reported as leftovers; the StatefulSet whose claim will outlive
+ * it gets the StatefulSetClaimsRetained note, the one that owns its claims none.
  */
 import { defaultRuleSettings, runRules } from '../../../src/rules/index.js';
 import { statefulSetClaimLeftoverRule } from '../../../src/rules/statefulset-claim-leftover.js';
-import { createNamespace, uniqueName, waitGone } from '../support/cluster.js';
+import { uniqueName, waitGone } from '../support/cluster.js';
 import { helm4Ok, summarize, writeChart } from './support/helm.js';
 import {
   adminApiForSuite,
-  createObject,
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
   recordFixture,
   scenarioContext,
   snapshot,
-  statefulSet,
   claimPath,
+  createKeptAndOwnedStatefulSets,
+  statefulSet,
   waitForClaim,
 } from './support/scenario.js';
 
@@ -87,15 +88,7 @@ test('clean: the claims of a StatefulSet that exists are never leftovers; a kept
   const api = suiteApi();
   const ns = uniqueName('rules-s22-clean');
   try {
-    await createNamespace(api, ns);
-    await createObject(api, `/apis/apps/v1/namespaces/${ns}/statefulsets`, statefulSet('web-db', 'web'));
-    await createObject(
-      api,
-      `/apis/apps/v1/namespaces/${ns}/statefulsets`,
-      statefulSet('cache', 'web', { whenDeleted: 'Delete' }),
-    );
-    await waitForClaim(api, ns, 'data-web-db-0');
-    await waitForClaim(api, ns, 'data-cache-0', { owned: true });
+    await createKeptAndOwnedStatefulSets(api, ns, { kept: 'web-db', owned: 'cache', release: 'web' });
     const inventory = await snapshot(api);
     const findings = runRules(
       inventory,

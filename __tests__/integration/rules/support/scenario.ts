@@ -510,3 +510,25 @@ export async function waitForClaim(
     { timeoutMs: 60_000, description: `the StatefulSet controller to create claim ${ns}/${name}` },
   );
 }
+
+/**
+ * Creates namespace `ns` with StatefulSet `kept` (no retention policy: its claim outlives it) and
+ * StatefulSet `owned` (`whenDeleted: Delete`), one replica and claim template `data` each, and
+ * waits until the controller has made `data-<kept>-0` and `data-<owned>-0`, the latter owned.
+ */
+export async function createKeptAndOwnedStatefulSets(
+  api: ApiClient,
+  ns: string,
+  names: { kept: string; owned: string; release: string },
+): Promise<void> {
+  await api.request({
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+  });
+  const collection = `/apis/apps/v1/namespaces/${ns}/statefulsets`;
+  await createObject(api, collection, statefulSet(names.kept, names.release));
+  await createObject(api, collection, statefulSet(names.owned, names.release, { whenDeleted: 'Delete' }));
+  await waitForClaim(api, ns, `data-${names.kept}-0`);
+  await waitForClaim(api, ns, `data-${names.owned}-0`, { owned: true });
+}
