@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
-import { InputError, parseSettings } from '../config/settings.js';
+import { InputError, parseSettings, type Settings } from '../config/settings.js';
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
@@ -234,32 +234,35 @@ export function joinYamlListValues(argv: readonly string[]): string[] {
   return out;
 }
 
+/** The flags `kube-sweep` takes: every input but `mode` (the command word), --output, --help, --version. */
+const cliOptions = {
+  // `mode` is the command word, not a flag (a `--mode plan` beside `teardown` must not be ignored).
+  ...Object.fromEntries(
+    Object.values(Inputs)
+      .filter((n) => n !== Inputs.mode)
+      .map((n) => [n, { type: 'string' as const }]),
+  ),
+  output: { type: 'string', default: 'text' },
+  help: { type: 'boolean', default: false },
+  version: { type: 'boolean', default: false },
+} as const;
+
+/** What parseArgs returns for the CLI's flags. */
+type ParsedFlags = ReturnType<
+  typeof parseArgs<{ options: typeof cliOptions; allowPositionals: true; strict: true }>
+>;
+
 /**
- * The CLI: the same engine as the action, with inputs as flags.
- * @returns the process exit code (see exitCodeOf; 2 for bad flags).
+ * Parses argv (YAML list values joined first, see joinYamlListValues).
+ * @returns the flags and positionals, or the exit code 2 after writing the usage error to `err`.
  */
-export async function main(
-  argv: string[],
-  out: (s: string) => void,
-  err: (s: string) => void,
-): Promise<number> {
-  let parsed;
+function parseFlags(argv: readonly string[], err: (s: string) => void): ParsedFlags | 2 {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: joinYamlListValues(argv),
       allowPositionals: true,
       strict: true,
-      options: {
-        // `mode` is the command word, not a flag (a `--mode plan` beside `teardown` must not be ignored).
-        ...Object.fromEntries(
-          Object.values(Inputs)
-            .filter((n) => n !== Inputs.mode)
-            .map((n) => [n, { type: 'string' as const }]),
-        ),
-        output: { type: 'string', default: 'text' },
-        help: { type: 'boolean', default: false },
-        version: { type: 'boolean', default: false },
-      },
+      options: cliOptions,
     });
   } catch (error) {
     const message = (error as Error).message;
@@ -270,39 +273,41 @@ export async function main(
     );
     return 2;
   }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    out(`${install}\n\n${usage}\n`);
-    return 0;
-  }
-  if (values.version) {
-    out(versionLine(buildInfo()) + '\n');
-    return 0;
-  }
-  const command = positionals[0] ?? '';
-  if (!(commands as readonly string[]).includes(command)) {
-    err(`kube-sweep: unknown command '${command}'; commands: ${commands.join(', ')}\n\n${usage}\n`);
-    return 2;
-  }
-  const output = String(values.output);
-  if (!['text', 'markdown', 'json'].includes(output)) {
-    err(`kube-sweep: --output is '${output}'; it takes text, markdown or json\n`);
-    return 2;
-  }
-  let settings;
+}
+
+/**
+ * The settings from the command word and the flags (an unset --github-token falls back to
+ * $GITHUB_TOKEN), with --report-path checked before anything runs.
+ * @returns the settings, or the exit code 2 after writing the input error to `err` (in flag terms).
+ * @throws any error that is not an InputError.
+ */
+function settingsFromFlags(
+  command: string,
+  values: ParsedFlags['values'],
+  err: (s: string) => void,
+): Settings | 2 {
   try {
-    settings = parseSettings((name: InputName) => {
+    const settings = parseSettings((name: InputName) => {
       if (name === Inputs.mode) return command;
       const v = (values as Record<string, unknown>)[name];
       if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
       return typeof v === 'string' ? v : '';
     });
     if (settings.reportPath) checkReportPath(settings.reportPath);
+    return settings;
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     err(`kube-sweep: ${inFlagTerms(error.message)}\n`);
     return 2;
   }
+}
+
+/**
+ * Runs the sweep with progress on `err`, then the kind clean-up (its warning joins the
+ * report's), then publishes to GitHub when a PR comment or check run is asked for.
+ * @returns the report, with its `github` section when it was published.
+ */
+async function runSweep(settings: Settings, err: (s: string) => void): Promise<Report> {
   const progress = (line: string) => err(`• ${inFlagTerms(line)}\n`);
   const kind = kindCleanup(settings.kind.keep, progress, (line) => err(`! ${inFlagTerms(line)}\n`));
   let report = await execute(settings, {
@@ -330,6 +335,20 @@ export async function main(
     });
     report = { ...report, github };
   }
+  return report;
+}
+
+/**
+ * Writes the report to --report-path (a failure is written to `err`, not thrown) and prints it
+ * on `out` as `output` says: json, markdown or text.
+ */
+function emitReport(
+  report: Report,
+  settings: Settings,
+  output: string,
+  out: (s: string) => void,
+  err: (s: string) => void,
+): void {
   if (settings.reportPath) {
     try {
       writeReport(settings.reportPath, report);
@@ -340,5 +359,41 @@ export async function main(
   if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
   else if (output === 'markdown') out(renderMarkdown(report));
   else out(text(report));
+}
+
+/**
+ * The CLI: the same engine as the action, with inputs as flags.
+ * @returns the process exit code (see exitCodeOf; 2 for bad flags).
+ */
+export async function main(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<number> {
+  const parsed = parseFlags(argv, err);
+  if (parsed === 2) return 2;
+  const { values, positionals } = parsed;
+  if (values.help) {
+    out(`${install}\n\n${usage}\n`);
+    return 0;
+  }
+  if (values.version) {
+    out(versionLine(buildInfo()) + '\n');
+    return 0;
+  }
+  const command = positionals[0] ?? '';
+  if (!(commands as readonly string[]).includes(command)) {
+    err(`kube-sweep: unknown command '${command}'; commands: ${commands.join(', ')}\n\n${usage}\n`);
+    return 2;
+  }
+  const output = String(values.output);
+  if (!['text', 'markdown', 'json'].includes(output)) {
+    err(`kube-sweep: --output is '${output}'; it takes text, markdown or json\n`);
+    return 2;
+  }
+  const settings = settingsFromFlags(command, values, err);
+  if (settings === 2) return 2;
+  const report = await runSweep(settings, err);
+  emitReport(report, settings, output, out, err);
   return exitCodeOf(report);
 }
