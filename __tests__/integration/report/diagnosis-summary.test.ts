@@ -51,6 +51,7 @@ const planSection = (summary: string) => {
 };
 
 test('plan and dry run: the namespace deletion will hang on the stale APIService, said before anything is deleted', async () => {
+  expect.hasAssertions();
   const api = suiteApi();
   const id = uniqueName('diag-hang');
   const ns = `${id}-env`;
