@@ -28,6 +28,7 @@ import {
 } from './rules/leftover-diagnosis.js';
 import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
 import { resourceIndex } from './teardown/resource-index.js';
+import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown, type TeardownResult } from './teardown/run-teardown.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
@@ -400,11 +401,13 @@ export const modes: Record<
         timeoutMs: settings.timeoutMs,
         stageTimeoutMs: settings.stageTimeoutMs,
         uninstallConcurrency: settings.uninstallConcurrency,
+        uninstallMode: settings.uninstallMode,
       },
       {
         api: cluster.api,
         helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
         resources: planned.resources,
+        namespaceContent: (namespace) => contentCollections(inventory, namespace),
         log: ports.info,
         group: ports.group,
       },

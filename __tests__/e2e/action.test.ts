@@ -62,7 +62,9 @@ test('teardown through node dist/index.js: clean verdict, summary, outputs and J
     ).toEqual([[`${env.appNs}/app`], [`${env.operatorNs}/operator`]]);
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
     expect(summary).toContain('## ✅ kube-sweep: clean');
-    expect(summary).toContain(`| 2 | \`${env.operatorNs}/operator\` | uninstalled |`);
+    expect(summary).toContain(
+      `| 2 | \`${env.operatorNs}/operator\` | removed with its namespace (no delete hooks) |`,
+    );
     // Log groups, as the runner folds them.
     expect(String(step.stdout)).toMatch(/::group::Stage 1\/2: .*app/);
     expect(await getOrUndefined(api, `/api/v1/namespaces/${env.appNs}`)).toBeUndefined();

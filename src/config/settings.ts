@@ -74,6 +74,12 @@ export interface Settings {
   readonly helm: string;
   /** How many `helm uninstall` run at once within a stage. */
   readonly uninstallConcurrency: number;
+  /**
+   * `auto`: a release with no delete hooks whose record and namespaced objects are in
+   * namespaces the teardown deletes is removed with them (teardown/remove-with-namespace.ts);
+   * `helm`: every release by `helm uninstall`.
+   */
+  readonly uninstallMode: 'auto' | 'helm';
   /** `existing`: use `kubeconfig`/`context`; `kind`: create (or reuse) a kind cluster. */
   readonly cluster: 'existing' | 'kind';
   /** Raw `kubeconfig` input: a path, inline YAML, base64 of either, or '' for the default chain. */
@@ -468,6 +474,7 @@ const schema = z
     [Inputs.stageTimeout]: duration(Inputs.stageTimeout),
     [Inputs.helm]: z.string().transform((s) => s.trim()),
     [Inputs.uninstallConcurrency]: integer(Inputs.uninstallConcurrency, 1, 32),
+    [Inputs.uninstallMode]: oneOf(Inputs.uninstallMode, ['auto', 'helm']),
     [Inputs.cluster]: oneOf(Inputs.cluster, ['existing', 'kind']),
     [Inputs.kubeconfig]: z.string(),
     [Inputs.context]: z.string().transform((s) => s.trim()),
@@ -599,6 +606,7 @@ export function parseSettings(read: InputReader): Settings {
     stageTimeoutCapped: v['stage-timeout'] > v.timeout,
     helm: v.helm || 'helm',
     uninstallConcurrency: v['uninstall-concurrency'],
+    uninstallMode: v['uninstall-mode'],
     cluster: v.cluster,
     kubeconfig: v.kubeconfig,
     context: v.context,

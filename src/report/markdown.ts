@@ -218,7 +218,11 @@ function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string
   for (const s of t.stages) {
     for (const r of s.releases) {
       const result =
-        r.status === 'uninstalled' ? 'uninstalled' : `**${r.status}**: ${escapeMarkdown(r.message ?? '')}`;
+        r.status !== 'uninstalled'
+          ? `**${r.status}**: ${escapeMarkdown(r.message ?? '')}`
+          : r.method === 'namespace'
+            ? 'removed with its namespace (no delete hooks)'
+            : 'uninstalled';
       out.push(`| ${s.index + 1} | ${codeSpan(r.release)} | ${result} | ${seconds(r.durationMs)} |`);
     }
   }

@@ -15,7 +15,9 @@ import {
   type NamespaceDeletion,
   type NamespaceOutcome,
 } from './namespaces.js';
-import type { ResourceIndex } from './resource-index.js';
+import { deleteNamespaceContent } from './namespace-content.js';
+import { planNamespaceRemovals, uninstallBatches, type NamespaceRemoval } from './remove-with-namespace.js';
+import type { KindAddress, ResourceIndex } from './resource-index.js';
 import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
 
 /** Outcome of one `helm uninstall`. Durations in ms. */
@@ -26,6 +28,12 @@ export interface ReleaseOutcome {
    * (uninstalling would take their controller away and strand their finalizers).
    */
   readonly status: 'uninstalled' | 'failed' | 'skipped';
+  /**
+   * `helm`: by `helm uninstall`. `namespace`: without Helm, as `removalWithNamespaces` allows
+   * (no delete hooks; its record and namespaced objects go with namespaces this teardown
+   * deletes, its other objects deleted by kube-sweep in Helm's uninstall order).
+   */
+  readonly method: 'helm' | 'namespace';
   readonly helmStatusBefore: string;
   readonly durationMs: number;
   /** Helm's error (last lines of stderr) when it failed. */
@@ -91,6 +99,12 @@ export interface TeardownPorts {
   readonly log: (line: string) => void;
   readonly group: <T>(title: string, fn: () => Promise<T>) => Promise<T>;
   readonly clock?: Clock;
+  /**
+   * The namespaced collections (that serve deletecollection) in which the inventory saw
+   * objects of a namespace (`contentCollections`): emptied as soon as the namespace's
+   * deletion is accepted. Absent: left to the namespace controller.
+   */
+  readonly namespaceContent?: (namespace: string) => readonly KindAddress[];
 }
 
 export interface TeardownOptions {
@@ -104,6 +118,11 @@ export interface TeardownOptions {
    */
   readonly stageTimeoutMs: number;
   readonly uninstallConcurrency: number;
+  /**
+   * `auto`: a release that `removalWithNamespaces` allows is removed with its namespaces,
+   * the others by `helm uninstall`; `helm`: every release by `helm uninstall`.
+   */
+  readonly uninstallMode: 'auto' | 'helm';
 }
 
 const keepAnnotation = 'helm.sh/resource-policy';
@@ -287,44 +306,128 @@ async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) 
 }
 
 /**
- * Step 2: `helm uninstall` each release of the stage, bounded in parallel. A release whose
- * CRDs still have instances (or could not be checked) is skipped: uninstalling it would take
- * away the controller that must finalize them.
+ * Deletes the objects of a release that its namespaces' deletion does not reach (cluster-scoped
+ * ones, namespaced ones elsewhere), one kind after another in Helm's uninstall order, the
+ * objects of a kind at once; propagationPolicy Background, as `helm uninstall` deletes.
+ * @returns the first failure other than 404 (the caller then lets Helm do it), or undefined.
+ */
+async function deleteDirectObjects(objects: readonly AwaitedObject[], c: StageContext) {
+  for (const batch of uninstallBatches(objects)) {
+    const failures = await Promise.all(
+      batch.map(async (o) => {
+        const path = `${collectionPath(o.address, o.namespace)}/${encodeURIComponent(o.name)}`;
+        try {
+          await c.ports.api.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' } });
+          return undefined;
+        } catch (error) {
+          if (error instanceof KubernetesApiError && error.status === 404) return undefined;
+          if (isFatal(error)) throw error;
+          return `deleting ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}: ${describeError(error)}`;
+        }
+      }),
+    );
+    const failed = failures.find((f) => f !== undefined);
+    if (failed) return failed;
+  }
+  return undefined;
+}
+
+/**
+ * Removes a release without Helm (`removalWithNamespaces`): its objects outside the deleted
+ * namespaces first, then it counts as done, so its namespaces are deleted (and with them its
+ * record and namespaced objects) once the other releases there are done. When a direct delete
+ * fails, `helm uninstall` takes over (it deletes what is left and reports what it cannot).
+ */
+async function removeWithNamespaces(
+  facts: ReleaseFacts,
+  removal: Extract<NamespaceRemoval, { ok: true }>,
+  c: StageContext,
+): Promise<ReleaseOutcome | undefined> {
+  const t0 = c.clock.now();
+  const failed = await deleteDirectObjects(removal.direct, c);
+  if (failed) {
+    c.ports.log(`${facts.key}: ${failed}; helm uninstall takes over`);
+    return undefined;
+  }
+  const durationMs = c.clock.now() - t0;
+  c.ports.log(
+    `removing ${facts.key} (was ${facts.release.status}) with namespace ${removal.namespaces.join(', ')}: no delete hooks` +
+      (removal.direct.length > 0 ? `; deleted its ${removal.direct.length} object(s) outside them` : ''),
+  );
+  return {
+    release: facts.key,
+    status: 'uninstalled',
+    method: 'namespace',
+    helmStatusBefore: facts.release.status,
+    durationMs,
+  };
+}
+
+/** Why a release must stay (its CRDs' instances are still there or unchecked), or undefined. */
+function strandedReason(
+  facts: ReleaseFacts,
+  first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
+): string | undefined {
+  const stranded = first.crdInstances.filter(
+    (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
+  );
+  if (stranded.length > 0)
+    return `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`;
+  const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
+  if (unchecked.length > 0)
+    return `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
+  return undefined;
+}
+
+/** `helm uninstall` of one release within the stage's budget. */
+async function helmUninstall(facts: ReleaseFacts, c: StageContext): Promise<ReleaseOutcome> {
+  const before = facts.release.status;
+  const t0 = c.clock.now();
+  const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
+  const durationMs = c.clock.now() - t0;
+  const outcome = { release: facts.key, method: 'helm', helmStatusBefore: before, durationMs } as const;
+  if (r.exitCode === 0) {
+    c.ports.log(`uninstalled ${facts.key} (was ${before}) in ${durationMs} ms`);
+    return { ...outcome, status: 'uninstalled' };
+  }
+  const message = tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
+  c.ports.log(`helm uninstall ${facts.key} failed: ${message}`);
+  return { ...outcome, status: 'failed', message };
+}
+
+/**
+ * Step 2: remove each release of the stage: with its namespaces where `removals` allows it
+ * (at once: a few requests each), else by `helm uninstall` (at most `uninstallConcurrency`
+ * processes at once). A release whose CRDs still have instances (or could not be checked) is
+ * skipped: removing it would take away the controller that must finalize them.
  */
 async function uninstallStage(
   stage: PlannedStage,
   c: StageContext,
   first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
+  removals: ReadonlyMap<string, NamespaceRemoval>,
   onDone: (outcome: ReleaseOutcome) => Promise<void>,
 ): Promise<ReleaseOutcome[]> {
   const limit = pLimit(c.options.uninstallConcurrency);
-  const uninstallOne = (key: string) =>
-    limit(async (): Promise<ReleaseOutcome> => {
-      const facts = c.byKey.get(key)!;
+  const uninstallOne = async (key: string): Promise<ReleaseOutcome> => {
+    const facts = c.byKey.get(key)!;
+    const message = strandedReason(facts, first);
+    if (message) {
+      c.ports.log(`${key}: ${message}`);
       const before = facts.release.status;
-      const stranded = first.crdInstances.filter(
-        (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
-      );
-      const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
-      if (stranded.length > 0 || unchecked.length > 0) {
-        const message =
-          stranded.length > 0
-            ? `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`
-            : `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
-        c.ports.log(`${key}: ${message}`);
-        return { release: key, status: 'skipped', helmStatusBefore: before, durationMs: 0, message };
-      }
-      const t0 = c.clock.now();
-      const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
-      const durationMs = c.clock.now() - t0;
-      if (r.exitCode === 0) {
-        c.ports.log(`uninstalled ${key} (was ${before}) in ${durationMs} ms`);
-        return { release: key, status: 'uninstalled', helmStatusBefore: before, durationMs };
-      }
-      const message = tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
-      c.ports.log(`helm uninstall ${key} failed: ${message}`);
-      return { release: key, status: 'failed', helmStatusBefore: before, durationMs, message };
-    });
+      return {
+        release: key,
+        status: 'skipped',
+        method: 'helm',
+        helmStatusBefore: before,
+        durationMs: 0,
+        message,
+      };
+    }
+    const removal = removals.get(key);
+    const removed = removal?.ok ? await removeWithNamespaces(facts, removal, c) : undefined;
+    return removed ?? limit(() => helmUninstall(facts, c));
+  };
   return Promise.all(
     stage.releases.map(async (key) => {
       const outcome = await uninstallOne(key);
@@ -396,40 +499,33 @@ async function awaitStageObjects(stage: PlannedStage, c: StageContext, releases:
 }
 
 /**
- * Executes a teardown plan, stage by stage: custom resources first while their controller
- * still runs (step 1), `helm uninstall` (step 2), wait until the manifests' objects are gone
- * (step 3). A stage that times out or cannot check something is recorded (which object, which
- * finalizer, which request) and the next stage still runs, so as much as possible is cleaned.
- * Then the scoped namespaces are deleted and awaited (namespaces.ts), and objects left by Helm
- * hooks are looked for. Protected namespaces are never touched; nothing outside the plan is
- * deleted.
- * @throws ClusterAccessError when the cluster stops answering (unreachable, TLS)
+ * Deletes each namespace to delete as soon as nothing in it waits on the rest of the teardown
+ * (`lastStageTouching`), and empties it at once (`deleteNamespaceContent`). A namespace whose
+ * release was not uninstalled is kept: deleting it would lose Helm's record (and leave the
+ * release's cluster-scoped objects with no way to finish).
  */
-export async function runTeardown(
-  plan: TeardownPlan,
-  options: TeardownOptions,
-  ports: TeardownPorts,
-): Promise<TeardownResult> {
-  const clock = ports.clock ?? systemClock;
-  const started = clock.now();
-  const deadline = started + options.timeoutMs;
-  const budgetFrom = (start: number) => () =>
-    Math.max(0, Math.min(start + options.stageTimeoutMs, deadline) - clock.now());
-  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
-  const stages: StageResult[] = [];
+function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clock) {
   const freeAfter = lastStageTouching(plan, ports.resources);
   const deletions: NamespaceDeletion[] = [];
   const requested = new Set<string>();
   const done = new Set<string>(); // releases with an outcome
-  // A namespace whose release was not uninstalled keeps its release record: deleting it would
-  // lose Helm's record (and leave the release's cluster-scoped objects with no way to finish).
   const keepFor = new Map<string, string>();
+  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const emptyAtOnce = async (deletion: NamespaceDeletion) => {
+    if (!ports.namespaceContent) return;
+    const content = new Map(
+      deletion.names
+        .filter((n) => !deletion.absent.has(n))
+        .map((n) => [n, ports.namespaceContent!(n)] as const),
+    );
+    for (const failure of await deleteNamespaceContent(ports.api, content))
+      ports.log(`left to the namespace controller: ${failure}`);
+  };
   /**
    * Deletes the namespaces whose last stage is `index` once that stage's releases in them
-   * are done (see lastStageTouching); `all`: the stage's uninstalls are over, so namespaces
-   * no release touches go too.
+   * are done; `all`: the stage's uninstalls are over, so namespaces no release touches go too.
    */
-  const deleteFreeNamespaces = async (index: number, all: boolean) => {
+  const deleteFree = async (index: number, all: boolean) => {
     const free = plan.namespacesToDelete.filter((n) => {
       const f = freeAfter.get(n)!;
       return (
@@ -444,60 +540,155 @@ export async function runTeardown(
     free.forEach((n) => requested.add(n));
     if (!all || index < plan.stages.length - 1)
       ports.log(`nothing in ${free.join(', ')} waits on the rest of the teardown: deleting now`);
-    deletions.push(await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log }));
+    const deletion = await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log });
+    deletions.push(deletion);
+    await emptyAtOnce(deletion);
   };
-  const onReleaseDone = (index: number) => async (r: ReleaseOutcome) => {
-    done.add(r.release);
-    if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
-    await deleteFreeNamespaces(index, false);
+  return {
+    deletions,
+    keepFor,
+    deleteFree,
+    onReleaseDone: (index: number) => async (r: ReleaseOutcome) => {
+      done.add(r.release);
+      if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
+      await deleteFree(index, false);
+    },
+    /** Namespaces that stage `index`'s end may delete, with the stage's releases touching each. */
+    candidates: (index: number) => {
+      const touching = new Map<string, readonly string[]>();
+      for (const n of plan.namespacesToDelete) {
+        const f = freeAfter.get(n)!;
+        if (f.stage === index && !isProtectedNamespace(n) && !keepFor.has(n)) touching.set(n, f.releases);
+      }
+      return touching;
+    },
+    /** Whether a namespace's deletion was requested. */
+    requested: (n: string) => requested.has(n),
   };
+}
 
-  await deleteFreeNamespaces(-1, true);
+/**
+ * A release removed with its namespaces whose namespace was then kept (a release beside it
+ * failed to uninstall): not removed after all, so it is reported as failed.
+ */
+function keptNamespaceOutcome(
+  outcome: ReleaseOutcome,
+  removal: NamespaceRemoval | undefined,
+  namespaces: ReturnType<typeof namespaceScheduler>,
+): ReleaseOutcome {
+  if (outcome.method !== 'namespace' || !removal?.ok) return outcome;
+  const kept = removal.namespaces.filter((n) => !namespaces.requested(n));
+  if (kept.length === 0) return outcome;
+  const because = kept.map((n) => namespaces.keepFor.get(n)).filter(Boolean);
+  const message = `not removed: namespace ${kept.join(', ')} was kept (release ${because.join(', ')} was not uninstalled)`;
+  return { ...outcome, status: 'failed', message };
+}
+
+/** Runs one stage: custom resources first (step 1), removal (step 2), the wait (step 3). */
+async function runStage(
+  stage: PlannedStage,
+  c: StageContext,
+  namespaces: ReturnType<typeof namespaceScheduler>,
+): Promise<StageResult> {
+  const stageStart = c.clock.now();
+  const first = await deleteCustomResourcesFirst(stage, c);
+  const touching = namespaces.candidates(stage.index);
+  const removals =
+    c.options.uninstallMode === 'auto'
+      ? planNamespaceRemovals(
+          stage.releases.map((k) => c.byKey.get(k)!),
+          touching,
+          new Set(touching.keys()),
+          c.ports.resources,
+        )
+      : new Map<string, NamespaceRemoval>();
+  const uninstallStart = c.clock.now();
+  const removed = await uninstallStage(stage, c, first, removals, namespaces.onReleaseDone(stage.index));
+  const waitStart = c.clock.now();
+  await namespaces.deleteFree(stage.index, true);
+  const releases = removed.map((r) => keptNamespaceOutcome(r, removals.get(r.release), namespaces));
+  const objects = await awaitStageObjects(stage, c, releases);
+  for (const e of c.errors) c.ports.log(`could not check: ${e}`);
+  const ended = c.clock.now();
+  return {
+    index: stage.index,
+    releases,
+    crdInstances: first.crdInstances,
+    ...objects,
+    errors: c.errors,
+    startedAt: new Date(stageStart).toISOString(),
+    endedAt: new Date(ended).toISOString(),
+    durationMs: ended - stageStart,
+    stepsMs: {
+      crdInstances: uninstallStart - stageStart,
+      uninstall: waitStart - uninstallStart,
+      wait: ended - waitStart,
+    },
+  };
+}
+
+/** After the stages: objects that the releases' Helm hooks created and nobody deleted. */
+async function findHookLeftovers(plan: TeardownPlan, ports: TeardownPorts, clock: Clock, errors: string[]) {
+  const hooks = plan.releases.flatMap((r) => hookObjects(r, ports.resources));
+  if (hooks.length === 0) return [];
+  try {
+    const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 0, clock });
+    for (const b of left)
+      ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
+    return left;
+  } catch (error) {
+    if ((error as Error)?.name === 'ClusterAccessError') throw error;
+    const message = `checking for objects left by Helm hooks: ${describeError(error)}`;
+    ports.log(`could not check: ${message}`);
+    errors.push(message);
+    return [];
+  }
+}
+
+/**
+ * Executes a teardown plan, stage by stage: custom resources first while their controller
+ * still runs (step 1); each release removed (step 2): with its namespaces when it has no
+ * delete hooks and its record and namespaced objects are in namespaces this stage's end
+ * deletes (`uninstallMode: auto`, `removalWithNamespaces`), else by `helm uninstall`; then a
+ * wait until the manifests' objects are gone (step 3). A namespace is deleted as soon as
+ * nothing in it waits on the rest, and emptied at once (`deleteNamespaceContent`). A stage
+ * that times out or cannot check something is recorded (which object, which finalizer, which
+ * request) and the next stage still runs, so as much as possible is cleaned. Then the
+ * namespaces are awaited (namespaces.ts), and objects left by Helm hooks are looked for.
+ * Protected namespaces are never touched; nothing outside the plan is deleted.
+ * @throws ClusterAccessError when the cluster stops answering (unreachable, TLS)
+ */
+export async function runTeardown(
+  plan: TeardownPlan,
+  options: TeardownOptions,
+  ports: TeardownPorts,
+): Promise<TeardownResult> {
+  const clock = ports.clock ?? systemClock;
+  const started = clock.now();
+  const deadline = started + options.timeoutMs;
+  const budgetFrom = (start: number) => () =>
+    Math.max(0, Math.min(start + options.stageTimeoutMs, deadline) - clock.now());
+  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const namespaces = namespaceScheduler(plan, ports, clock);
+  const stages: StageResult[] = [];
+  await namespaces.deleteFree(-1, true);
   for (const stage of plan.stages) {
     const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
-    const result = await ports.group(title, async (): Promise<StageResult> => {
-      const stageStart = clock.now();
-      const budget = budgetFrom(stageStart);
-      const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
-      const first = await deleteCustomResourcesFirst(stage, c);
-      const uninstallStart = clock.now();
-      const releases = await uninstallStage(stage, c, first, onReleaseDone(stage.index));
-      const waitStart = clock.now();
-      await deleteFreeNamespaces(stage.index, true);
-      const objects = await awaitStageObjects(stage, c, releases);
-      for (const e of c.errors) ports.log(`could not check: ${e}`);
-      const ended = clock.now();
-      return {
-        index: stage.index,
-        releases,
-        crdInstances: first.crdInstances,
-        ...objects,
-        errors: c.errors,
-        startedAt: new Date(stageStart).toISOString(),
-        endedAt: new Date(ended).toISOString(),
-        durationMs: ended - stageStart,
-        stepsMs: {
-          crdInstances: uninstallStart - stageStart,
-          uninstall: waitStart - uninstallStart,
-          wait: ended - waitStart,
-        },
-      };
-    });
-    stages.push(result);
+    const budget = budgetFrom(clock.now());
+    const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
+    stages.push(await ports.group(title, () => runStage(stage, c, namespaces)));
   }
-
-  for (const [ns, release] of keepFor) {
+  for (const [ns, release] of namespaces.keepFor) {
     if (plan.namespacesToDelete.includes(ns))
       ports.log(`not deleting namespace ${ns}: release ${release} was not uninstalled`);
   }
-  const toDelete = deletions.flatMap((d) => d.names);
-  const namespaceStart = clock.now();
-  const namespaceBudget = budgetFrom(namespaceStart);
-  const namespaces =
+  const toDelete = namespaces.deletions.flatMap((d) => d.names);
+  const namespaceBudget = budgetFrom(clock.now());
+  const outcomes =
     toDelete.length === 0
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
-          awaitNamespacesGone(ports.api, deletions, {
+          awaitNamespacesGone(ports.api, namespaces.deletions, {
             timeoutMs: namespaceBudget(),
             cutShort: namespaceBudget() < options.stageTimeoutMs,
             clock,
@@ -505,25 +696,12 @@ export async function runTeardown(
           }),
         );
   const errors: string[] = [];
-  const hookLeftovers = await ports.group('Checking for objects left by Helm hooks', async () => {
-    const hooks = plan.releases.flatMap((r) => hookObjects(r, ports.resources));
-    if (hooks.length === 0) return [];
-    try {
-      const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 0, clock });
-      for (const b of left)
-        ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
-      return left;
-    } catch (error) {
-      if ((error as Error)?.name === 'ClusterAccessError') throw error;
-      const message = `checking for objects left by Helm hooks: ${describeError(error)}`;
-      ports.log(`could not check: ${message}`);
-      errors.push(message);
-      return [];
-    }
-  });
+  const hookLeftovers = await ports.group('Checking for objects left by Helm hooks', () =>
+    findHookLeftovers(plan, ports, clock, errors),
+  );
   return {
     stages,
-    namespaces,
+    namespaces: outcomes,
     hookLeftovers,
     errors,
     durationMs: clock.now() - started,

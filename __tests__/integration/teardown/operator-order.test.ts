@@ -80,60 +80,75 @@ test('plan: the app goes before the operator, and planning sends no mutating req
   }
 });
 
-test('teardown in dependency order with a live operator ends clean', async () => {
-  const env = await installEnvironment();
-  const operator = startWidgetOperator(api, {
-    group: env.group,
-    deploymentNamespace: env.operatorNs,
-    deploymentName: 'widget-operator',
-  });
-  try {
-    // A custom resource no release owns (made at runtime, as apps do): it must still go while
-    // the operator runs, in the operator's stage, before the operator is uninstalled.
-    await api.request({
-      method: 'POST',
-      path: `/apis/${env.group}/v1/namespaces/${env.appNs}/widgets`,
-      body: {
-        apiVersion: `${env.group}/v1`,
-        kind: 'Widget',
-        metadata: { name: 'runtime', finalizers: [`${env.group}/cleanup`] },
-      },
+test.each([
+  ['auto', 'namespace'],
+  ['helm', 'helm'],
+] as const)(
+  'teardown in dependency order with a live operator ends clean (uninstall-mode %s)',
+  async (mode, method) => {
+    const env = await installEnvironment();
+    const operator = startWidgetOperator(api, {
+      group: env.group,
+      deploymentNamespace: env.operatorNs,
+      deploymentName: 'widget-operator',
     });
-    const mark = auditMark();
-    const { report, failures, outputs } = await runAction({
-      mode: 'teardown',
-      namespaces: `${env.appNs}, ${env.operatorNs}`,
-      'stage-timeout': '60s',
-    });
-    expect(failures).toEqual([]);
-    expect(report.verdict).toBe('clean');
-    const t = report.teardown!;
-    expect(t.stages.map((s) => s.releases.map((r) => [r.release, r.status]))).toEqual([
-      [[`${env.appNs}/app`, 'uninstalled']],
-      [[`${env.operatorNs}/operator`, 'uninstalled']],
-    ]);
-    expect(t.stages.flatMap((s) => s.remaining)).toEqual([]);
-    expect(t.namespaces.map((n) => [n.name, n.status])).toEqual([
-      [env.appNs, 'deleted'],
-      [env.operatorNs, 'deleted'],
-    ]);
-    // The operator finalized the release's two widgets and the runtime one before it went.
-    expect(operator.finalized()).toBe(3);
-    expect(t.stages[1]!.crdInstances).toEqual([
-      { crd: `widgets.${env.group}`, namespaces: [env.appNs, env.operatorNs], remaining: [] },
-    ]);
-    expect(outputs.get('verdict')).toBe('clean');
-    expect(outputs.get('releases-uninstalled')).toBe('2');
-    // Deletes went only to what the scope names.
-    const deletes = kubeSweepRequestsSince(mark).filter((e) => mutatingVerbs.has(e.verb));
-    for (const d of deletes) expect(d.requestURI).toMatch(new RegExp(`(${env.appNs}|${env.operatorNs})`));
-    expect(kubeSweepRequestsSince(mark).some((e) => e.requestURI.includes('/finalize'))).toBe(false);
-    await waitGone(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${env.group}`);
-  } finally {
-    await operator.stop();
-    await cleanup(env);
-  }
-});
+    try {
+      // A custom resource no release owns (made at runtime, as apps do): it must still go while
+      // the operator runs, in the operator's stage, before the operator is uninstalled.
+      await api.request({
+        method: 'POST',
+        path: `/apis/${env.group}/v1/namespaces/${env.appNs}/widgets`,
+        body: {
+          apiVersion: `${env.group}/v1`,
+          kind: 'Widget',
+          metadata: { name: 'runtime', finalizers: [`${env.group}/cleanup`] },
+        },
+      });
+      const mark = auditMark();
+      const { report, failures, outputs } = await runAction({
+        mode: 'teardown',
+        namespaces: `${env.appNs}, ${env.operatorNs}`,
+        'stage-timeout': '60s',
+        'uninstall-mode': mode,
+      });
+      expect(failures).toEqual([]);
+      expect(report.verdict).toBe('clean');
+      const t = report.teardown!;
+      expect(t.stages.map((s) => s.releases.map((r) => [r.release, r.status, r.method]))).toEqual([
+        [[`${env.appNs}/app`, 'uninstalled', method]],
+        [[`${env.operatorNs}/operator`, 'uninstalled', method]],
+      ]);
+      expect(t.stages.flatMap((s) => s.remaining)).toEqual([]);
+      expect(t.namespaces.map((n) => [n.name, n.status])).toEqual([
+        [env.appNs, 'deleted'],
+        [env.operatorNs, 'deleted'],
+      ]);
+      // The operator finalized the release's two widgets and the runtime one before it went.
+      // The runtime one goes when the app's namespace is emptied (stage 1) or, if it is still
+      // there when stage 2 starts, by stage 2's custom resources first; either way none is left.
+      expect(operator.finalized()).toBe(3);
+      expect(t.stages[1]!.crdInstances.map((x) => [x.crd, x.remaining])).toEqual(
+        t.stages[1]!.crdInstances.length === 0 ? [] : [[`widgets.${env.group}`, []]],
+      );
+      expect(outputs.get('verdict')).toBe('clean');
+      expect(outputs.get('releases-uninstalled')).toBe('2');
+      // Deletes went only to what the scope names: its namespaces, and (auto: kube-sweep removes
+      // the operator release without helm) that release's cluster-scoped CRD and webhook configuration.
+      const deletes = kubeSweepRequestsSince(mark).filter((e) => mutatingVerbs.has(e.verb));
+      const group = env.group.replaceAll('.', '\\.');
+      const inScope = new RegExp(
+        `/namespaces/(${env.appNs}|${env.operatorNs})(/|\\?|$)|` +
+          `/(customresourcedefinitions/widgets\\.${group}|validatingwebhookconfigurations/operator-${group})\\?`,
+      );
+      for (const d of deletes) expect(d.requestURI).toMatch(inScope);
+      expect(kubeSweepRequestsSince(mark).some((e) => e.requestURI.includes('/finalize'))).toBe(false);
+      await waitGone(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${env.group}`);
+    } finally {
+      await operator.stop();
+      await cleanup(env);
+    }
+  },
+);
 
 test('the operator uninstalled first (seed 000) leaves the widgets stuck, and the report names them', async () => {
   const env = await installEnvironment();

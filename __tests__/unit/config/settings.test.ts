@@ -32,6 +32,7 @@ test('unset inputs take their defaults', () => {
     stageTimeoutCapped: false,
     helm: 'helm',
     uninstallConcurrency: 4,
+    uninstallMode: 'auto',
     cluster: 'existing',
     kubeconfig: '',
     context: '',

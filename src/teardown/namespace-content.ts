@@ -1,0 +1,77 @@
+import pLimit from 'p-limit';
+import type { ApiClient } from '../cluster/api-client.js';
+import { KubernetesApiError } from '../cluster/errors.js';
+import { collectionPath } from '../inventory/list.js';
+import type { Inventory } from '../inventory/snapshot.js';
+import type { KindAddress } from './resource-index.js';
+
+/**
+ * Pure: the namespaced collections in which the inventory saw objects in `namespace`, limited
+ * to resources that serve `deletecollection` (discovery's verbs), sorted by path. These are the
+ * collections the namespace controller will empty when the namespace is deleted
+ * (pkg/controller/namespace/deletion/namespaced_resources_deleter.go, `deleteAllContent`).
+ */
+export function contentCollections(
+  inventory: Pick<Inventory, 'byNamespace' | 'resources'>,
+  namespace: string,
+): KindAddress[] {
+  const deletable = new Map<string, unknown>(
+    inventory.resources
+      .filter((r) => r.namespaced && r.verbs.includes('deletecollection'))
+      .map((r) => [`${r.group}/${r.version}/${r.resource}`, r] as const),
+  );
+  const out = new Map<string, KindAddress>();
+  for (const o of inventory.byNamespace.get(namespace) ?? []) {
+    const slash = o.apiVersion.lastIndexOf('/');
+    const group = slash < 0 ? '' : o.apiVersion.slice(0, slash);
+    const version = o.apiVersion.slice(slash + 1);
+    const key = `${group}/${version}/${o.resource}`;
+    const served = deletable.get(key);
+    if (served && !out.has(key)) out.set(key, { group, version, resource: o.resource, namespaced: true });
+  }
+  return [...out.values()].sort((a, b) =>
+    collectionPath(a, namespace).localeCompare(collectionPath(b, namespace)),
+  );
+}
+
+/** At most this many `deletecollection` requests in flight at once (all namespaces together). */
+export const contentDeleteConcurrency = 8;
+
+/**
+ * Empties a namespace that was just deleted, one `deletecollection` (propagationPolicy
+ * Background) per collection, without waiting for the namespace controller. The controller
+ * starts a namespace's deletion only after `namespaceDeletionGracePeriod` (5 s, so that the
+ * NamespaceLifecycle admission plugin's cache sees the namespace Terminating: kube-controller-
+ * manager pkg/controller/namespace/namespace_controller.go) and then empties the collections one
+ * after another; doing it here during that grace period leaves it nothing to do. Call it only
+ * after the namespace's DELETE was accepted: objects still being created then are the
+ * controller's to delete, and the namespace is never finalized here (never PUT /finalize).
+ * @returns one line per collection that could not be emptied (403, a webhook's refusal): the
+ *   namespace controller still deletes it, and the namespace wait reports what stays; never
+ *   throws for an answer of the API server.
+ * @throws ClusterAccessError when the cluster stops answering
+ */
+export async function deleteNamespaceContent(
+  api: ApiClient,
+  content: ReadonlyMap<string, readonly KindAddress[]>,
+): Promise<string[]> {
+  const limit = pLimit(contentDeleteConcurrency);
+  const failures: string[] = [];
+  await Promise.all(
+    [...content].flatMap(([namespace, collections]) =>
+      collections.map((address) =>
+        limit(async () => {
+          const path = collectionPath(address, namespace);
+          try {
+            await api.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' } });
+          } catch (error) {
+            if (error instanceof KubernetesApiError && error.status === 404) return;
+            if ((error as Error)?.name === 'ClusterAccessError') throw error;
+            failures.push(`${path}: ${(error as Error)?.message ?? String(error)}`);
+          }
+        }),
+      ),
+    ),
+  );
+  return failures.sort();
+}
