@@ -71,7 +71,9 @@ export interface StageResult {
   readonly durationMs: number;
   /**
    * Where the stage's time went, in ms: deleting and awaiting custom resources first, the
-   * `helm uninstall` processes, and the wait for the manifests' objects.
+   * removal (`helm uninstall` processes, deletes of objects outside deleted namespaces, and
+   * deleting and emptying the namespaces whose last stage this is), and the wait for the
+   * manifests' objects.
    */
   readonly stepsMs: { readonly crdInstances: number; readonly uninstall: number; readonly wait: number };
 }
