@@ -114,6 +114,12 @@ const rows: Row[] = [
     says: /is '99999h', longer than the maximum, 24d20h31m23s \(2\^31-1 ms.*write 24d20h31m23s or less/,
   },
   {
+    input: 'uninstall-mode',
+    what: 'not a mode',
+    inputs: { 'uninstall-mode': 'fast' },
+    says: /it takes one of: auto, helm/,
+  },
+  {
     input: 'stage-timeout',
     what: 'set longer than timeout',
     inputs: { 'stage-timeout': '20m', timeout: '10m' },
