@@ -329,7 +329,9 @@ function breakdown(run: KubeSweepRun) {
     'stages: CRD-instance deletes and waits': seconds(
       stages.reduce((a, s) => a + (s.stepsMs?.crdInstances ?? 0), 0),
     ),
-    'stages: removal (helm uninstall processes; direct deletes; deleting and emptying namespaces)': seconds(stages.reduce((a, s) => a + (s.stepsMs?.uninstall ?? 0), 0)),
+    'stages: removal (helm uninstall processes; direct deletes; deleting and emptying namespaces)': seconds(
+      stages.reduce((a, s) => a + (s.stepsMs?.uninstall ?? 0), 0),
+    ),
     'stages: waits for the objects': seconds(stages.reduce((a, s) => a + (s.stepsMs?.wait ?? 0), 0)),
     'namespace wait (after the stages)': seconds(sum(/^Deleting namespaces/)),
     'hook check': seconds(sum(/^Checking for objects left by Helm hooks/)),

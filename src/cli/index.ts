@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
-import { InputError, parseSettings } from '../config/settings.js';
+import { InputError, parseSettings, type Settings } from '../config/settings.js';
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
@@ -305,6 +305,92 @@ export function commandOf(positionals: readonly string[]): Mode | { readonly err
 }
 
 /**
+ * The settings from the command word and the flags (an unset --github-token falls back to
+ * $GITHUB_TOKEN), with --report-path checked before anything runs.
+ * @returns the settings, or the exit code 2 after writing the input error to `err` (in flag terms).
+ * @throws any error that is not an InputError.
+ */
+function settingsFromFlags(
+  command: Mode,
+  values: CommandLine['values'],
+  err: (s: string) => void,
+): Settings | 2 {
+  try {
+    const settings = parseSettings((name: InputName) => {
+      if (name === Inputs.mode) return command;
+      const v = (values as Record<string, unknown>)[name];
+      if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
+      return typeof v === 'string' ? v : '';
+    });
+    if (settings.reportPath) checkReportPath(settings.reportPath);
+    return settings;
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    err(`kube-sweep: ${inFlagTerms(error.message)}\n`);
+    return 2;
+  }
+}
+
+/**
+ * Runs the sweep with progress on `err`, then the kind clean-up (its warning joins the
+ * report's), then publishes to GitHub when a PR comment or check run is asked for.
+ * @returns the report, with its `github` section when it was published.
+ */
+async function runSweep(settings: Settings, err: (s: string) => void): Promise<Report> {
+  const progress = (line: string) => err(`• ${inFlagTerms(line)}\n`);
+  const kind = kindCleanup(settings.kind.keep, progress, (line) => err(`! ${inFlagTerms(line)}\n`));
+  let report = await execute(settings, {
+    onKindCluster: kind.created,
+    info: progress,
+    warning: (line) => err(`! ${inFlagTerms(line)}\n`),
+    group: async (title, fn) => {
+      err(`▸ ${title}\n`);
+      return fn();
+    },
+    commands: execaRunner,
+    env: process.env,
+    setSecret: () => {},
+    removeKubeconfig: true,
+  });
+  const kindWarning = await kind.done();
+  if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
+  if (settings.github.prComment || settings.github.checkRun) {
+    const github = await publishToGitHub(settings.github, report, renderMarkdown(report, 'cli'), {
+      env: process.env,
+      info: progress,
+      notice: progress,
+      warning: (line) => err(`! ${line}\n`),
+      setSecret: () => {},
+    });
+    report = { ...report, github };
+  }
+  return report;
+}
+
+/**
+ * Writes the report to --report-path (a failure is written to `err`, not thrown) and prints it
+ * on `out` as `output` says: json, markdown or text.
+ */
+function emitReport(
+  report: Report,
+  settings: Settings,
+  output: string,
+  out: (s: string) => void,
+  err: (s: string) => void,
+): void {
+  if (settings.reportPath) {
+    try {
+      writeReport(settings.reportPath, report);
+    } catch (error) {
+      err(`kube-sweep: could not write --report-path ${settings.reportPath}: ${(error as Error).message}\n`);
+    }
+  }
+  if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
+  else if (output === 'markdown') out(renderMarkdown(report, 'cli'));
+  else out(text(report));
+}
+
+/**
  * The CLI: the same engine as the action, with inputs as flags.
  * @returns the process exit code (see exitCodeOf; 2 for bad flags).
  */
@@ -337,56 +423,9 @@ export async function main(
     err(`kube-sweep: --output is '${output}'; it takes text, markdown or json\n`);
     return 2;
   }
-  let settings;
-  try {
-    settings = parseSettings((name: InputName) => {
-      if (name === Inputs.mode) return command;
-      const v = (values as Record<string, unknown>)[name];
-      if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
-      return typeof v === 'string' ? v : '';
-    });
-    if (settings.reportPath) checkReportPath(settings.reportPath);
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    err(`kube-sweep: ${inFlagTerms(error.message)}\n`);
-    return 2;
-  }
-  const progress = (line: string) => err(`• ${inFlagTerms(line)}\n`);
-  const kind = kindCleanup(settings.kind.keep, progress, (line) => err(`! ${inFlagTerms(line)}\n`));
-  let report = await execute(settings, {
-    onKindCluster: kind.created,
-    info: progress,
-    warning: (line) => err(`! ${inFlagTerms(line)}\n`),
-    group: async (title, fn) => {
-      err(`▸ ${title}\n`);
-      return fn();
-    },
-    commands: execaRunner,
-    env: process.env,
-    setSecret: () => {},
-    removeKubeconfig: true,
-  });
-  const kindWarning = await kind.done();
-  if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
-  if (settings.github.prComment || settings.github.checkRun) {
-    const github = await publishToGitHub(settings.github, report, renderMarkdown(report, 'cli'), {
-      env: process.env,
-      info: progress,
-      notice: progress,
-      warning: (line) => err(`! ${line}\n`),
-      setSecret: () => {},
-    });
-    report = { ...report, github };
-  }
-  if (settings.reportPath) {
-    try {
-      writeReport(settings.reportPath, report);
-    } catch (error) {
-      err(`kube-sweep: could not write --report-path ${settings.reportPath}: ${(error as Error).message}\n`);
-    }
-  }
-  if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
-  else if (output === 'markdown') out(renderMarkdown(report, 'cli'));
-  else out(text(report));
+  const settings = settingsFromFlags(command, values, err);
+  if (settings === 2) return 2;
+  const report = await runSweep(settings, err);
+  emitReport(report, settings, output, out, err);
   return exitCodeOf(report);
 }

@@ -1,6 +1,7 @@
 import { createSecureContext } from 'node:tls';
 import { Agent, request as undiciRequest } from 'undici';
 import { ClusterAccessError, KubernetesApiError, isTlsError, isUnreachableError } from './errors.js';
+import type { HttpsCredentials } from './credentials.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
 import { isRetryableKubernetesError, kubernetesRetryAfterSeconds } from './retry-policy.js';
 import { withRetries, type RetryNotice } from '../util/retry.js';
@@ -118,20 +119,71 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
   return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }
 
+/** How many requests one client sent (retries included), and whether the server has answered one yet. */
+class RequestCounters {
+  sent = 0;
+  answered = false;
+  /** Counts one HTTP request about to be sent. */
+  countSent(): void {
+    this.sent++;
+  }
+  /** Notes that the server answered (any status). */
+  markAnswered(): void {
+    this.answered = true;
+  }
+}
+
+/**
+ * What every request of one client shares: the server, the connection pool, the headers sent
+ * with each request (static authorization, User-Agent), the token source when the token can
+ * change, the options, and the counters.
+ */
+interface Connection {
+  readonly server: string;
+  readonly agent: Agent;
+  readonly baseHeaders: Readonly<Record<string, string>>;
+  readonly tokenSource: HttpsCredentials['tokenSource'];
+  readonly options: ApiClientOptions;
+  readonly counters: RequestCounters;
+}
+
 /**
  * Creates the API client for a loaded kubeconfig: TLS material, bearer token or exec
  * credentials come from `loaded.credentials()` (src/cluster/credentials.ts); requests go through one
  * undici Agent with keep-alive. A token from an exec plugin or a tokenFile is renewed when it
  * expires and after a 401 (the request is then sent once more); each new token goes to
  * `options.onSecret`.
+ * @throws ClusterAccessError `not-a-kubeconfig` when the TLS material cannot be used.
  */
 export async function createApiClient(
   loaded: LoadedKubeconfig,
   options: ApiClientOptions,
 ): Promise<ApiClient> {
-  // Build the TLS context once now, so bad key or certificate data fails here with a message
-  // that names the kubeconfig, not later as a transport error of the first request.
   const https = await loaded.credentials(options.onSecret ? { onSecret: options.onSecret } : {});
+  checkTlsMaterial(https, loaded.context);
+  const connection: Connection = {
+    server: loaded.server,
+    agent: createAgent(https, options.connections ?? 16),
+    baseHeaders: { ...https.headers, 'user-agent': options.userAgent ?? 'kube-sweep' },
+    tokenSource: https.tokenSource,
+    options,
+    counters: new RequestCounters(),
+  };
+  return {
+    server: loaded.server,
+    sentRequests: () => connection.counters.sent,
+    watch: (req, onEvent) => watchOnce(connection, req, onEvent),
+    request: <T>(req: ApiRequest) => requestWithinOutageBudget<T>(connection, req),
+    close: () => connection.agent.close(),
+  };
+}
+
+/**
+ * Builds the TLS context once, so bad key or certificate data fails here with a message that
+ * names the kubeconfig, not later as a transport error of the first request.
+ * @throws ClusterAccessError `not-a-kubeconfig` naming the context and the fields to check.
+ */
+function checkTlsMaterial(https: HttpsCredentials, context: string): void {
   try {
     createSecureContext({
       ...(https.ca ? { ca: https.ca } : {}),
@@ -141,12 +193,16 @@ export async function createApiClient(
   } catch (error) {
     throw new ClusterAccessError(
       'not-a-kubeconfig',
-      `the kubeconfig's credentials for context '${loaded.context}' cannot be used (${(error as Error).message}); ` +
+      `the kubeconfig's credentials for context '${context}' cannot be used (${(error as Error).message}); ` +
         'check client-certificate-data, client-key-data and certificate-authority-data',
     );
   }
-  const agent = new Agent({
-    connections: options.connections ?? 16,
+}
+
+/** The undici connection pool to one API server: `connections` kept alive for 30 s, with the kubeconfig's TLS material. */
+function createAgent(https: HttpsCredentials, connections: number): Agent {
+  return new Agent({
+    connections,
     keepAliveTimeout: 30_000,
     connect: {
       ...(https.ca ? { ca: https.ca } : {}),
@@ -156,189 +212,226 @@ export async function createApiClient(
       rejectUnauthorized: https.rejectUnauthorized,
     },
   });
-  const baseHeaders: Record<string, string> = {
-    ...https.headers,
-    'user-agent': options.userAgent ?? 'kube-sweep',
-  };
-  let sent = 0;
-  let answered = false;
+}
 
-  /**
-   * One try. With a token that can change (exec plugin, tokenFile), a 401 renews the token and
-   * sends the request once more: the token expired or was revoked during the run.
-   */
-  async function once<T>(req: ApiRequest): Promise<T> {
-    const tokens = https.tokenSource;
-    if (!tokens) return send<T>(req, undefined);
-    const token = await tokens.token();
-    try {
-      return await send<T>(req, token);
-    } catch (error) {
-      if (!(error instanceof KubernetesApiError) || error.status !== 401) throw error;
-      const renewed = await tokens.renew(token);
-      options.onTokenRenewed?.(req);
-      return send<T>(req, renewed);
-    }
+/** Pure: the headers of one request: the client's, `accept` (default application/json), and the bearer token if any. */
+function requestHeaders(
+  baseHeaders: Readonly<Record<string, string>>,
+  accept: string | undefined,
+  token: string | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = { ...baseHeaders, accept: accept ?? 'application/json' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return headers;
+}
+
+/**
+ * Pure: the error for a non-2xx answer, with the reason and message of its Status body (or the
+ * body's first 200 characters when it is not JSON), never the headers or the whole body.
+ */
+function apiErrorOf(
+  statusCode: number,
+  method: string,
+  path: string,
+  text: string,
+  retryAfter?: number,
+): KubernetesApiError {
+  let reason = '';
+  let message = '';
+  try {
+    const status = JSON.parse(text) as { reason?: string; message?: string };
+    reason = status.reason ?? '';
+    message = status.message ?? '';
+  } catch {
+    message = text.slice(0, 200).trim();
   }
+  return new KubernetesApiError(statusCode, method, path, reason, message, retryAfter);
+}
 
-  async function send<T>(req: ApiRequest, token: string | undefined): Promise<T> {
-    const method = req.method ?? 'GET';
-    const url = buildUrl(loaded.server, req.path, req.query);
-    const headers: Record<string, string> = { ...baseHeaders, accept: req.accept ?? 'application/json' };
-    if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    let body: string | undefined;
-    if (req.body !== undefined) {
-      body = JSON.stringify(req.body);
-      headers['content-type'] = req.contentType ?? 'application/json';
-    }
-    sent++;
-    let res;
+/**
+ * Sends `req` with withRetries (cluster/retry-policy.ts). When a try gets no answer at all and
+ * the server has answered before, it is restarting or waiting on etcd: the retries start over,
+ * after a pause, until `outageBudgetMs` (default 60 s) has passed.
+ * @throws ClusterAccessError `unreachable` when the server never answered, or the budget ran out.
+ */
+async function requestWithinOutageBudget<T>(connection: Connection, req: ApiRequest): Promise<T> {
+  const { options } = connection;
+  const hadAnswered = connection.counters.answered;
+  const budgetMs = options.outageBudgetMs ?? 60_000;
+  const started = Date.now();
+  for (;;) {
     try {
-      res = await undiciRequest(url, {
-        method,
-        headers,
-        body,
-        dispatcher: agent,
-        signal: AbortSignal.timeout(req.timeoutMs ?? options.timeoutMs),
+      return await withRetries(() => sendRenewingToken<T>(connection, req), {
+        retries: options.retries ?? 4,
+        isRetryable: (e) => isRetryableKubernetesError(e, req.retryConflict ?? false),
+        retryAfterSeconds: kubernetesRetryAfterSeconds,
+        onRetry: (n) => options.onRetry?.(req, n),
       });
     } catch (error) {
-      if (isTlsError(error)) {
-        throw new ClusterAccessError(
-          'tls',
-          `TLS verification of ${loaded.server} failed (${(error as Error).message}); check the cluster's ` +
-            "certificate-authority-data in the kubeconfig, or that 'server' names the right host",
-        );
-      }
-      throw error;
+      const noAnswer = isUnreachableError(error) || (error as Error)?.name === 'TimeoutError';
+      if (!noAnswer) throw error;
+      // Before any answer, no answer most likely means a wrong address: give up. After
+      // one, the server is restarting or waiting on etcd: keep trying for the budget.
+      const waited = Date.now() - started;
+      if (!hadAnswered || waited >= budgetMs)
+        throw unreachableError(connection.server, req, error, hadAnswered, waited);
+      options.onOutage?.(req, waited);
+      await new Promise((r) => setTimeout(r, outagePauseMs));
     }
-    answered = true;
-    const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      let reason = '';
-      let message = '';
-      try {
-        const status = JSON.parse(text) as { reason?: string; message?: string };
-        reason = status.reason ?? '';
-        message = status.message ?? '';
-      } catch {
-        message = text.slice(0, 200).trim();
-      }
-      throw new KubernetesApiError(
-        res.statusCode,
-        method,
-        req.path,
-        reason,
-        message,
-        retryAfterSeconds(res.headers['retry-after']),
-      );
-    }
-    return (text === '' ? undefined : JSON.parse(text)) as T;
   }
+}
 
-  async function watch(req: WatchRequest, onEvent: (event: WatchEvent) => boolean | void): Promise<void> {
-    const url = buildUrl(loaded.server, req.path, {
-      ...req.query,
-      watch: 'true',
-      allowWatchBookmarks: 'true',
-      resourceVersion: req.resourceVersion,
-      timeoutSeconds: Math.max(1, Math.ceil(req.timeoutSeconds)),
-    });
-    const headers: Record<string, string> = { ...baseHeaders, accept: req.accept ?? 'application/json' };
-    // A token that can change is read now; a 401 fails the watch, and the lists that follow renew it.
-    const token = https.tokenSource ? await https.tokenSource.token() : undefined;
-    if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    sent++;
-    // The server closes the stream after timeoutSeconds; the local timeout is a backstop.
-    const backstop = AbortSignal.timeout((Math.ceil(req.timeoutSeconds) + 15) * 1000);
-    const signal = req.signal ? AbortSignal.any([req.signal, backstop]) : backstop;
-    const res = await undiciRequest(url, {
-      method: 'GET',
+/**
+ * Pure: the error for a request that got no answer, saying whether the server had answered
+ * before (and for how long, `waitedMs`, it was tried again) or never did.
+ */
+function unreachableError(
+  server: string,
+  req: ApiRequest,
+  error: unknown,
+  hadAnswered: boolean,
+  waitedMs: number,
+): ClusterAccessError {
+  return new ClusterAccessError(
+    'unreachable',
+    `the API server ${server} did not answer ${req.method ?? 'GET'} ${req.path} ` +
+      `(${(error as Error).message || (error as { code?: string }).code}); ` +
+      (hadAnswered
+        ? `it had answered before, and was tried again for ${Math.round(waitedMs / 1000)} s: is the control plane (API server, etcd) down?`
+        : 'is the cluster running and the address right?'),
+  );
+}
+
+/**
+ * One try. With a token that can change (exec plugin, tokenFile), a 401 renews the token and
+ * sends the request once more: the token expired or was revoked during the run.
+ */
+async function sendRenewingToken<T>(connection: Connection, req: ApiRequest): Promise<T> {
+  const tokens = connection.tokenSource;
+  if (!tokens) return send<T>(connection, req, undefined);
+  const token = await tokens.token();
+  try {
+    return await send<T>(connection, req, token);
+  } catch (error) {
+    if (!(error instanceof KubernetesApiError) || error.status !== 401) throw error;
+    const renewed = await tokens.renew(token);
+    connection.options.onTokenRenewed?.(req);
+    return send<T>(connection, req, renewed);
+  }
+}
+
+/**
+ * Sends one HTTP request and parses the JSON answer (undefined for an empty body).
+ * @throws KubernetesApiError on a non-2xx answer, ClusterAccessError `tls` when TLS
+ *   verification fails, the transport's error otherwise.
+ */
+async function send<T>(connection: Connection, req: ApiRequest, token: string | undefined): Promise<T> {
+  const method = req.method ?? 'GET';
+  const url = buildUrl(connection.server, req.path, req.query);
+  const headers = requestHeaders(connection.baseHeaders, req.accept, token);
+  let body: string | undefined;
+  if (req.body !== undefined) {
+    body = JSON.stringify(req.body);
+    headers['content-type'] = req.contentType ?? 'application/json';
+  }
+  connection.counters.countSent();
+  let res;
+  try {
+    res = await undiciRequest(url, {
+      method,
       headers,
-      dispatcher: agent,
-      signal,
-      bodyTimeout: 0,
+      body,
+      dispatcher: connection.agent,
+      signal: AbortSignal.timeout(req.timeoutMs ?? connection.options.timeoutMs),
     });
-    answered = true;
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = await res.body.text();
-      let status: { reason?: string; message?: string } = {};
-      try {
-        status = JSON.parse(text) as typeof status;
-      } catch {
-        status = { message: text.slice(0, 200).trim() };
-      }
-      throw new KubernetesApiError(
-        res.statusCode,
-        'GET',
-        req.path,
-        status.reason ?? '',
-        status.message ?? '',
+  } catch (error) {
+    if (isTlsError(error)) {
+      throw new ClusterAccessError(
+        'tls',
+        `TLS verification of ${connection.server} failed (${(error as Error).message}); check the cluster's ` +
+          "certificate-authority-data in the kubeconfig, or that 'server' names the right host",
       );
     }
-    let buffered = '';
-    try {
-      for await (const chunk of res.body) {
-        buffered += (chunk as Buffer).toString('utf8');
-        let nl: number;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, nl).trim();
-          buffered = buffered.slice(nl + 1);
-          if (line === '') continue;
-          const event = JSON.parse(line) as WatchEvent;
-          if (event.type === 'ERROR') {
-            const st = event.object as { code?: number; reason?: string; message?: string };
-            throw new KubernetesApiError(st.code ?? 500, 'GET', req.path, st.reason ?? '', st.message ?? '');
-          }
-          if (onEvent(event) === true) return;
-        }
+    throw error;
+  }
+  connection.counters.markAnswered();
+  const text = await res.body.text();
+  if (res.statusCode < 200 || res.statusCode >= 300)
+    throw apiErrorOf(res.statusCode, method, req.path, text, retryAfterSeconds(res.headers['retry-after']));
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** Pure: the URL of a watch: `req.path` with watch, bookmarks, the resourceVersion and the server's timeout (whole seconds, at least 1). */
+function watchUrl(server: string, req: WatchRequest): string {
+  return buildUrl(server, req.path, {
+    ...req.query,
+    watch: 'true',
+    allowWatchBookmarks: 'true',
+    resourceVersion: req.resourceVersion,
+    timeoutSeconds: Math.max(1, Math.ceil(req.timeoutSeconds)),
+  });
+}
+
+/** The ApiClient's `watch` (see there): opens the stream, then hands each event to `onEvent`. */
+async function watchOnce(
+  connection: Connection,
+  req: WatchRequest,
+  onEvent: (event: WatchEvent) => boolean | void,
+): Promise<void> {
+  const url = watchUrl(connection.server, req);
+  // A token that can change is read now; a 401 fails the watch, and the lists that follow renew it.
+  const token = connection.tokenSource ? await connection.tokenSource.token() : undefined;
+  const headers = requestHeaders(connection.baseHeaders, req.accept, token);
+  connection.counters.countSent();
+  // The server closes the stream after timeoutSeconds; the local timeout is a backstop.
+  const backstop = AbortSignal.timeout((Math.ceil(req.timeoutSeconds) + 15) * 1000);
+  const signal = req.signal ? AbortSignal.any([req.signal, backstop]) : backstop;
+  const res = await undiciRequest(url, {
+    method: 'GET',
+    headers,
+    dispatcher: connection.agent,
+    signal,
+    bodyTimeout: 0,
+  });
+  connection.counters.markAnswered();
+  if (res.statusCode < 200 || res.statusCode >= 300)
+    throw apiErrorOf(res.statusCode, 'GET', req.path, await res.body.text());
+  try {
+    await readWatchEvents(res.body, req.path, onEvent);
+  } catch (error) {
+    if (req.signal?.aborted) return;
+    throw error;
+  } finally {
+    res.body.destroy();
+  }
+}
+
+/**
+ * Reads newline-delimited watch events (k8s.io/apimachinery pkg/watch/json) from `body` and
+ * calls `onEvent` for each until it returns true or the stream ends.
+ * @throws KubernetesApiError for an `ERROR` event (its Status code, default 500), SyntaxError for a line that is not JSON.
+ */
+async function readWatchEvents(
+  body: AsyncIterable<unknown>,
+  path: string,
+  onEvent: (event: WatchEvent) => boolean | void,
+): Promise<void> {
+  let buffered = '';
+  for await (const chunk of body) {
+    buffered += (chunk as Buffer).toString('utf8');
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl).trim();
+      buffered = buffered.slice(nl + 1);
+      if (line === '') continue;
+      const event = JSON.parse(line) as WatchEvent;
+      if (event.type === 'ERROR') {
+        const st = event.object as { code?: number; reason?: string; message?: string };
+        throw new KubernetesApiError(st.code ?? 500, 'GET', path, st.reason ?? '', st.message ?? '');
       }
-    } catch (error) {
-      if (req.signal?.aborted) return;
-      throw error;
-    } finally {
-      res.body.destroy();
+      if (onEvent(event) === true) return;
     }
   }
-
-  return {
-    server: loaded.server,
-    sentRequests: () => sent,
-    watch,
-    async request<T>(req: ApiRequest): Promise<T> {
-      const hadAnswered = answered;
-      const budgetMs = options.outageBudgetMs ?? 60_000;
-      const started = Date.now();
-      for (;;) {
-        try {
-          return await withRetries(() => once<T>(req), {
-            retries: options.retries ?? 4,
-            isRetryable: (e) => isRetryableKubernetesError(e, req.retryConflict ?? false),
-            retryAfterSeconds: kubernetesRetryAfterSeconds,
-            onRetry: (n) => options.onRetry?.(req, n),
-          });
-        } catch (error) {
-          const noAnswer = isUnreachableError(error) || (error as Error)?.name === 'TimeoutError';
-          if (!noAnswer) throw error;
-          // Before any answer, no answer most likely means a wrong address: give up. After
-          // one, the server is restarting or waiting on etcd: keep trying for the budget.
-          const waited = Date.now() - started;
-          if (!hadAnswered || waited >= budgetMs) {
-            throw new ClusterAccessError(
-              'unreachable',
-              `the API server ${loaded.server} did not answer ${req.method ?? 'GET'} ${req.path} ` +
-                `(${(error as Error).message || (error as { code?: string }).code}); ` +
-                (hadAnswered
-                  ? `it had answered before, and was tried again for ${Math.round(waited / 1000)} s: is the control plane (API server, etcd) down?`
-                  : 'is the cluster running and the address right?'),
-            );
-          }
-          options.onOutage?.(req, waited);
-          await new Promise((r) => setTimeout(r, outagePauseMs));
-        }
-      }
-    },
-    close: () => agent.close(),
-  };
 }
 
 /** Pause in ms between two rounds of retries while a server that answered before does not. */

@@ -202,16 +202,20 @@ function mergeDocs(docs: KubeconfigDoc[]): KubeconfigDoc {
   return merged;
 }
 
+type KubeconfigContext = NonNullable<KubeconfigDoc['contexts']>[number];
+type KubeconfigClusterEntry = NonNullable<KubeconfigDoc['clusters']>[number];
+type KubeconfigUserEntry = NonNullable<KubeconfigDoc['users']>[number];
+
 /**
- * Reads, parses and validates a kubeconfig and pins it to one context.
- * @param input the raw `kubeconfig` input (see readKubeconfigInput for its forms)
- * @param context the `context` input; '' for the kubeconfig's current-context
- * @throws ClusterAccessError `no-such-file`, `not-a-kubeconfig`, `no-such-context` (the message
- *   lists the contexts there are) or `no-server`.
+ * Pure: the context to use: input `context`, else the kubeconfig's current-context.
+ * @throws ClusterAccessError `no-such-context` when neither is set or the kubeconfig does not
+ *   define it (the message lists the contexts there are).
  */
-export function loadKubeconfig(input: string, context: string, env: KubeconfigEnvironment): LoadedKubeconfig {
-  const { texts, origin } = readKubeconfigInput(input, env);
-  const doc = mergeDocs(texts.map((t) => parseDoc(t, origin)));
+function chooseContext(
+  doc: KubeconfigDoc,
+  context: string,
+  origin: KubeconfigOrigin,
+): { chosen: string; ctx: KubeconfigContext } {
   const names = (doc.contexts ?? []).map((c) => c.name);
   const chosen = context || doc['current-context'] || '';
   if (!chosen) {
@@ -229,49 +233,122 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
         `contexts there: ${names.join(', ') || '(none)'}`,
     );
   }
+  return { chosen, ctx };
+}
+
+/**
+ * Pure: the cluster entry of context `chosen` and its server URL.
+ * @throws ClusterAccessError `no-server` when the cluster is not defined or has no server.
+ */
+function clusterOfContext(
+  doc: KubeconfigDoc,
+  ctx: KubeconfigContext,
+  chosen: string,
+  origin: KubeconfigOrigin,
+): { cluster: KubeconfigClusterEntry; server: string } {
   const clusterName = ctx.context?.cluster ?? '';
   const cluster = (doc.clusters ?? []).find((c) => c.name === clusterName);
   const server = cluster?.cluster?.server ?? '';
-  if (!server) {
+  if (!cluster || !server) {
     throw new ClusterAccessError(
       'no-server',
       `context '${chosen}' in ${describeKubeconfigOrigin(origin)} points at cluster '${clusterName}', which ` +
         `${cluster ? "has no 'server' URL" : 'is not defined'}; add the cluster with its server URL`,
     );
   }
-  const sourcePath =
-    origin.kind === 'file' || origin.kind === 'home'
-      ? origin.path
-      : origin.kind === 'env'
-        ? origin.paths[0]
-        : undefined;
-  // Paths inside a kubeconfig are relative to its file (client-go's ResolveLocalPaths); the
-  // pinned copy may be written elsewhere (writeKubeconfigFile), so make them absolute.
-  const absolute = <T extends Record<string, unknown>>(
-    entry: T | undefined,
-    fields: string[],
-  ): T | undefined => {
-    if (!entry || !sourcePath) return entry;
-    const out: Record<string, unknown> = { ...entry };
-    for (const f of fields) {
-      const v = out[f];
-      if (typeof v === 'string' && v !== '' && !isAbsolute(v)) out[f] = resolve(dirname(sourcePath), v);
-    }
-    return out as T;
-  };
+  return { cluster, server };
+}
+
+/** Pure: the file the kubeconfig was read from (the first of $KUBECONFIG), undefined for inline or base64 input. */
+function sourcePathOf(origin: KubeconfigOrigin): string | undefined {
+  if (origin.kind === 'file' || origin.kind === 'home') return origin.path;
+  return origin.kind === 'env' ? origin.paths[0] : undefined;
+}
+
+/**
+ * Pure: `entry` with its relative paths in `fields` resolved against the folder of
+ * `sourcePath`. Paths inside a kubeconfig are relative to its file (client-go's
+ * ResolveLocalPaths); the pinned copy may be written elsewhere (writeKubeconfigFile), so they
+ * are made absolute. Unchanged without a source file.
+ */
+function withAbsolutePaths<T extends Record<string, unknown>>(
+  entry: T | undefined,
+  fields: readonly string[],
+  sourcePath: string | undefined,
+): T | undefined {
+  if (!entry || !sourcePath) return entry;
+  const out: Record<string, unknown> = { ...entry };
+  for (const f of fields) {
+    const v = out[f];
+    if (typeof v === 'string' && v !== '' && !isAbsolute(v)) out[f] = resolve(dirname(sourcePath), v);
+  }
+  return out as T;
+}
+
+/**
+ * Pure: the user entry of `ctx` with its file paths made absolute (client-certificate,
+ * client-key, tokenFile, and an exec command with a path separator: client-go's
+ * ResolveLocalPaths, k8s.io/client-go/tools/clientcmd/loader.go; a bare name is looked up on
+ * PATH). Undefined when the kubeconfig has no such user.
+ */
+function pinnedUserOf(
+  doc: KubeconfigDoc,
+  ctx: KubeconfigContext,
+  sourcePath: string | undefined,
+): KubeconfigUserEntry | undefined {
   const found = (doc.users ?? []).find((entry) => entry && entry.name === ctx.context?.user);
-  const resolvedUser = absolute(found?.user, ['client-certificate', 'client-key', 'tokenFile']);
-  // An exec command with a path separator is relative to the kubeconfig's folder too (client-go's
-  // ResolveLocalPaths, k8s.io/client-go/tools/clientcmd/loader.go); a bare name is looked up on PATH.
+  const resolvedUser = withAbsolutePaths(
+    found?.user,
+    ['client-certificate', 'client-key', 'tokenFile'],
+    sourcePath,
+  );
   const exec = resolvedUser?.exec as { command?: unknown } | undefined;
-  const user = found && {
-    ...found,
-    user:
-      exec && typeof exec.command === 'string' && exec.command.includes('/')
-        ? { ...resolvedUser, exec: absolute(exec as Record<string, unknown>, ['command']) }
-        : resolvedUser,
+  return (
+    found && {
+      ...found,
+      user:
+        exec && typeof exec.command === 'string' && exec.command.includes('/')
+          ? {
+              ...resolvedUser,
+              exec: withAbsolutePaths(exec as Record<string, unknown>, ['command'], sourcePath),
+            }
+          : resolvedUser,
+    }
+  );
+}
+
+/**
+ * The user entry's credential values to mask: token, password, the client key and certificate
+ * data (pemLines), and the client key file's content when the file exists (read here).
+ */
+function secretsOfUser(u: KubeconfigUser | undefined): string[] {
+  const secrets: string[] = [];
+  if (u?.token) secrets.push(u.token);
+  if (u?.password) secrets.push(u.password);
+  secrets.push(...pemLines(u?.['client-key-data']), ...pemLines(u?.['client-certificate-data']));
+  const keyFile = u?.['client-key'];
+  if (keyFile && existsSync(keyFile)) secrets.push(...pemLines(readFileSync(keyFile).toString('base64')));
+  return secrets;
+}
+
+/**
+ * Reads, parses and validates a kubeconfig and pins it to one context.
+ * @param input the raw `kubeconfig` input (see readKubeconfigInput for its forms)
+ * @param context the `context` input; '' for the kubeconfig's current-context
+ * @throws ClusterAccessError `no-such-file`, `not-a-kubeconfig`, `no-such-context` (the message
+ *   lists the contexts there are) or `no-server`.
+ */
+export function loadKubeconfig(input: string, context: string, env: KubeconfigEnvironment): LoadedKubeconfig {
+  const { texts, origin } = readKubeconfigInput(input, env);
+  const doc = mergeDocs(texts.map((t) => parseDoc(t, origin)));
+  const { chosen, ctx } = chooseContext(doc, context, origin);
+  const { cluster, server } = clusterOfContext(doc, ctx, chosen, origin);
+  const sourcePath = sourcePathOf(origin);
+  const user = pinnedUserOf(doc, ctx, sourcePath);
+  const pinnedCluster = {
+    ...cluster,
+    cluster: withAbsolutePaths(cluster.cluster, ['certificate-authority'], sourcePath),
   };
-  const pinnedCluster = { ...cluster!, cluster: absolute(cluster!.cluster, ['certificate-authority']) };
   const pinned: KubeconfigDoc = {
     ...doc,
     clusters: [pinnedCluster],
@@ -281,12 +358,6 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
   };
   const pinnedYaml = stringifyYaml(pinned);
   const u = user?.user;
-  const secrets: string[] = [];
-  if (u?.token) secrets.push(u.token);
-  if (u?.password) secrets.push(u.password);
-  secrets.push(...pemLines(u?.['client-key-data']), ...pemLines(u?.['client-certificate-data']));
-  const keyFile = u?.['client-key'];
-  if (keyFile && existsSync(keyFile)) secrets.push(...pemLines(readFileSync(keyFile).toString('base64')));
   return {
     pinnedYaml,
     credentials: (options) =>
@@ -294,7 +365,7 @@ export function loadKubeconfig(input: string, context: string, env: KubeconfigEn
     context: chosen,
     server,
     origin,
-    secrets,
+    secrets: secretsOfUser(u),
   };
 }
 

@@ -75,32 +75,30 @@ function gapOf(r: ServedResource, error: unknown): CoverageGap {
   return { resource: label(r), reason: 'failed', message };
 }
 
+/** What the lists of every target resource gathered (see `listResources`). */
+interface Listed {
+  /** Every object's metadata, once per UID. */
+  readonly objects: ObjectMetadata[];
+  /** Whole objects of the `fullObjectResources` kinds by resource name, and `pods` (empty here). */
+  readonly full: Record<string, unknown[]>;
+  /** One gap per list that was forbidden or failed. */
+  readonly gaps: CoverageGap[];
+  /** Pages read over all lists. */
+  readonly pages: number;
+}
+
 /**
- * Reads the whole cluster into one snapshot: /version, discovery (failed group-versions
- * recorded), then every listable resource, paged and bounded in parallel, as metadata only
- * except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
- * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
- * holds a deleting PersistentVolumeClaim). A list that is forbidden or fails becomes a
- * `coverage` entry; nothing is silently skipped.
- * @throws ClusterAccessError when the API server cannot be reached at all (unreachable, TLS).
+ * Lists every target, `options.concurrency` at a time and `options.pageSize` per page, as
+ * metadata (kept once per UID: events are served under two groups), and whole (trimmed by
+ * `projectWholeObject`) for the kinds in `fullObjectResources`. A list that is forbidden or
+ * fails becomes a gap.
+ * @throws ClusterAccessError when the API server cannot be reached at all.
  */
-export async function collectInventory(api: ApiClient, options: CollectOptions): Promise<Inventory> {
-  const now = options.now ?? Date.now;
-  const log = options.log ?? (() => {});
-  const takenAt = new Date(now()).toISOString();
-  const requestsBefore = api.sentRequests();
-
-  const started = now();
-  const version = await api.request<{ gitVersion?: string }>({ path: '/version' });
-  const discovery = await discover(api);
-  const discoveryMs = now() - started;
-  const failedGroupVersions: FailedGroupVersion[] = [...discovery.failed];
-  log(
-    `discovery (${discovery.aggregated ? 'aggregated' : 'legacy'}): ${discovery.resources.length} resources, ` +
-      `${failedGroupVersions.length} failed group-versions, ${discoveryMs} ms`,
-  );
-
-  const targets = resourcesToList(discovery);
+async function listResources(
+  api: ApiClient,
+  targets: readonly ServedResource[],
+  options: CollectOptions,
+): Promise<Listed> {
   const fullKeys = new Set(fullObjectResources.map((r) => `${r.group}/${r.resource}`));
   const full: Record<string, unknown[]> = Object.fromEntries([
     ...fullObjectResources.map((r) => [r.resource, []]),
@@ -108,14 +106,9 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
   ]);
   const objects: ObjectMetadata[] = [];
   const seen = new Set<string>();
-  const coverage: CoverageGap[] = failedGroupVersions.map((f) => ({
-    resource: f.groupVersion,
-    reason: 'discovery' as const,
-    message: f.message,
-  }));
+  const gaps: CoverageGap[] = [];
   const limit = pLimit(options.concurrency);
   let pages = 0;
-  const listStarted = now();
   await Promise.all(
     targets.map((r) =>
       limit(async () => {
@@ -141,39 +134,114 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
           pages += read;
         } catch (error) {
           if ((error as Error)?.name === 'ClusterAccessError') throw error;
-          coverage.push(gapOf(r, error));
+          gaps.push(gapOf(r, error));
         }
       }),
     ),
   );
-  // Whole Pods only where a rule needs their spec (pods.ts): deleting pods, pods next to a deleting claim.
+  return { objects, full, gaps, pages };
+}
+
+/**
+ * Whole Pods only where a rule needs their spec (pods.ts): deleting pods, pods next to a
+ * deleting claim. Undefined when no Pod is needed (no request is sent).
+ */
+async function fetchNeededPods(
+  api: ApiClient,
+  objects: readonly ObjectMetadata[],
+  options: CollectOptions,
+  log: (line: string) => void,
+): Promise<{ pods: unknown[]; coverage: CoverageGap[] } | undefined> {
   const podPlan = podsToFetch(objects);
-  if (podPlan.namespaces.length + podPlan.pods.length > 0) {
-    const fetched = await fetchPods(api, podPlan, options);
-    full.pods = fetched.pods;
-    coverage.push(...fetched.coverage);
-    log(
-      `whole pods: ${fetched.pods.length} (${podPlan.pods.length} deleting pods, all pods of ` +
-        `${podPlan.namespaces.length} namespaces with a deleting claim)`,
-    );
+  if (podPlan.namespaces.length + podPlan.pods.length === 0) return undefined;
+  const fetched = await fetchPods(api, podPlan, options);
+  log(
+    `whole pods: ${fetched.pods.length} (${podPlan.pods.length} deleting pods, all pods of ` +
+      `${podPlan.namespaces.length} namespaces with a deleting claim)`,
+  );
+  return fetched;
+}
+
+/**
+ * Reads etcd's custom-resource keys when `options.etcd` is set (etcd.ts). A failure is a
+ * coverage gap on `etcd`, not an error; unset, etcd is not read and both are undefined.
+ */
+async function readEtcdIfAsked(
+  options: CollectOptions,
+  log: (line: string) => void,
+): Promise<{ etcd?: EtcdData; gap?: CoverageGap }> {
+  if (!options.etcd) return {};
+  try {
+    const etcd = await readEtcd(options.etcd, options.etcdTimeoutMs ?? 30_000);
+    log(`etcd: ${etcd.keys} keys, ${etcd.prefixes.length} custom-resource prefixes`);
+    return { etcd };
+  } catch (error) {
+    return { gap: { resource: 'etcd', reason: 'failed', message: (error as Error).message } };
   }
-  let etcd: EtcdData | undefined;
-  if (options.etcd) {
-    try {
-      etcd = await readEtcd(options.etcd, options.etcdTimeoutMs ?? 30_000);
-      log(`etcd: ${etcd.keys} keys, ${etcd.prefixes.length} custom-resource prefixes`);
-    } catch (error) {
-      coverage.push({ resource: 'etcd', reason: 'failed', message: (error as Error).message });
-    }
-  }
-  const listMs = now() - listStarted;
-  const known = new Set(failedGroupVersions.map((f) => f.groupVersion));
-  for (const f of unavailableAPIServices(full.apiservices ?? [])) {
+}
+
+/**
+ * Pure: the group-versions of unavailable APIServices (apiservices.ts) that discovery did not
+ * already record as failed, each once, in the APIServices' order.
+ */
+function newlyUnavailableGroupVersions(
+  apiServices: readonly unknown[],
+  failed: readonly FailedGroupVersion[],
+): FailedGroupVersion[] {
+  const known = new Set(failed.map((f) => f.groupVersion));
+  const out: FailedGroupVersion[] = [];
+  for (const f of unavailableAPIServices(apiServices)) {
     if (known.has(f.groupVersion)) continue;
     known.add(f.groupVersion);
-    failedGroupVersions.push(f);
-    coverage.push({ resource: f.groupVersion, reason: 'discovery', message: f.message });
+    out.push(f);
   }
+  return out;
+}
+
+/** Pure: the coverage gap of a failed group-version (reason `discovery`). */
+function discoveryGap(f: FailedGroupVersion): CoverageGap {
+  return { resource: f.groupVersion, reason: 'discovery', message: f.message };
+}
+
+/**
+ * Reads the whole cluster into one snapshot: /version, discovery (failed group-versions
+ * recorded), then every listable resource, paged and bounded in parallel, as metadata only
+ * except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
+ * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
+ * holds a deleting PersistentVolumeClaim). A list that is forbidden or fails becomes a
+ * `coverage` entry; nothing is silently skipped.
+ * @throws ClusterAccessError when the API server cannot be reached at all (unreachable, TLS).
+ */
+export async function collectInventory(api: ApiClient, options: CollectOptions): Promise<Inventory> {
+  const now = options.now ?? Date.now;
+  const log = options.log ?? (() => {});
+  const takenAt = new Date(now()).toISOString();
+  const requestsBefore = api.sentRequests();
+
+  const started = now();
+  const version = await api.request<{ gitVersion?: string }>({ path: '/version' });
+  const discovery = await discover(api);
+  const discoveryMs = now() - started;
+  log(
+    `discovery (${discovery.aggregated ? 'aggregated' : 'legacy'}): ${discovery.resources.length} resources, ` +
+      `${discovery.failed.length} failed group-versions, ${discoveryMs} ms`,
+  );
+
+  const targets = resourcesToList(discovery);
+  const listStarted = now();
+  const { objects, full, gaps, pages } = await listResources(api, targets, options);
+  const coverage: CoverageGap[] = [...discovery.failed.map(discoveryGap), ...gaps];
+  const pods = await fetchNeededPods(api, objects, options, log);
+  if (pods) {
+    full.pods = pods.pods;
+    coverage.push(...pods.coverage);
+  }
+  const { etcd, gap: etcdGap } = await readEtcdIfAsked(options, log);
+  if (etcdGap) coverage.push(etcdGap);
+  const listMs = now() - listStarted;
+  const unavailable = newlyUnavailableGroupVersions(full.apiservices ?? [], discovery.failed);
+  const failedGroupVersions: FailedGroupVersion[] = [...discovery.failed, ...unavailable];
+  coverage.push(...unavailable.map(discoveryGap));
   log(
     `lists: ${targets.length} resources, ${objects.length} objects in ${pages} pages, ` +
       `${coverage.length} coverage gaps, ${listMs} ms`,

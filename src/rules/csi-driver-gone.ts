@@ -10,7 +10,11 @@ import {
 } from './finalizer-controllers.js';
 import { buildFinding } from './finding-builder.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
-import { fullObjectsOf } from './kubernetes-objects.js';
+import {
+  fullObjectsOf,
+  type PersistentVolumeObject,
+  type VolumeAttachmentObject,
+} from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
 import {
   describeObject,
@@ -121,6 +125,28 @@ export function goneDrivers(inventory: Inventory): DriverHold[] {
   return attacherHolds(inventory).filter((h) => h.search.result === 'none');
 }
 
+/** Pure: an evidence line about a held VolumeAttachment: node, volume, attached, deletion (`?` when its object was not read whole). */
+function attachmentLine(a: ObjectMetadata, va: VolumeAttachmentObject | undefined): string {
+  return (
+    `${describeObject(a)}: node ${va?.spec?.nodeName ?? '?'}, volume ${va?.spec?.source?.persistentVolumeName ?? '?'}, ` +
+    `attached ${String(va?.status?.attached ?? false)}${a.deletionTimestamp ? `, deletionTimestamp ${a.deletionTimestamp}` : ''}`
+  );
+}
+
+/** Pure: an evidence line about a held PersistentVolume: reclaim policy, volume handle, phase, deletion. */
+function volumeLine(v: ObjectMetadata, pv: PersistentVolumeObject | undefined): string {
+  return (
+    `${describeObject(v)}: reclaimPolicy ${pv?.spec?.persistentVolumeReclaimPolicy ?? '?'}, volumeHandle ` +
+    `${pv?.spec?.csi?.volumeHandle ?? '?'}, phase ${pv?.status?.phase ?? '?'}` +
+    `${v.deletionTimestamp ? `, deletionTimestamp ${v.deletionTimestamp}` : ''}`
+  );
+}
+
+/**
+ * The CSIDriverGone finding of one driver whose attacher finalizer holds volumes and
+ * attachments: `error` when one of them is held in deletion past the threshold, `warning`
+ * otherwise; the remedy warns about the backend disks of volumes with reclaimPolicy Delete.
+ */
 function driverFinding(inventory: Inventory, hold: DriverHold, context: RuleContext): Finding {
   const { driver, finalizer, volumes, attachments } = hold;
   const pvs = new Map(
@@ -161,21 +187,8 @@ function driverFinding(inventory: Inventory, hold: DriverHold, context: RuleCont
           : `no CSIDriver ${driver}`,
         describeControllerSearch(hold.search, `driver ${driver}`),
         `no live Lease ${leaderLeaseOf(finalizer)} (the attacher's leader election)`,
-        ...attachments.map((a) => {
-          const va = vas.get(a.uid);
-          return (
-            `${describeObject(a)}: node ${va?.spec?.nodeName ?? '?'}, volume ${va?.spec?.source?.persistentVolumeName ?? '?'}, ` +
-            `attached ${String(va?.status?.attached ?? false)}${a.deletionTimestamp ? `, deletionTimestamp ${a.deletionTimestamp}` : ''}`
-          );
-        }),
-        ...volumes.map((v) => {
-          const pv = pvs.get(v.uid);
-          return (
-            `${describeObject(v)}: reclaimPolicy ${pv?.spec?.persistentVolumeReclaimPolicy ?? '?'}, volumeHandle ` +
-            `${pv?.spec?.csi?.volumeHandle ?? '?'}, phase ${pv?.status?.phase ?? '?'}` +
-            `${v.deletionTimestamp ? `, deletionTimestamp ${v.deletionTimestamp}` : ''}`
-          );
-        }),
+        ...attachments.map((a) => attachmentLine(a, vas.get(a.uid))),
+        ...volumes.map((v) => volumeLine(v, pvs.get(v.uid))),
       ],
       remediation: {
         summary:

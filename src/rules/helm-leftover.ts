@@ -29,7 +29,7 @@ export type HelmLeftoverKind = 'release-gone' | 'hook' | 'kept' | 'crd' | 'opera
 const isCrd = (o: ObjectMetadata) =>
   o.resource === 'customresourcedefinitions' && groupOf(o.apiVersion) === 'apiextensions.k8s.io';
 
-function kindOf(o: ObjectMetadata): HelmLeftoverKind {
+function kindOf(o: ObjectMetadata): Exclude<HelmLeftoverKind, 'operator-created'> {
   if (isCrd(o)) return 'crd';
   if (o.annotations?.[hookAnnotation]) return 'hook';
   if (o.annotations?.[resourcePolicyAnnotation] === 'keep') return 'kept';
@@ -80,6 +80,23 @@ const annotateCommand = (o: ObjectMetadata) =>
   `kubectl annotate ${typeNameOf(o)} ${o.name}${namespaceFlag(o)} --overwrite ` +
   `${releaseNameAnnotation}=<release> ${releaseNamespaceAnnotation}=<release-namespace>`;
 
+/** What every HelmLeftover finding about an object with release annotations says. */
+interface LeftoverFacts {
+  readonly o: ObjectMetadata;
+  /** The namespaces it concerns: the object's and the release's. */
+  readonly namespaces: readonly (string | undefined)[];
+  /** Evidence lines: the release annotations, and the hook and resource-policy ones when set. */
+  readonly annotations: readonly string[];
+  /** "<object> carries the annotations of Helm release <ns>/<name>, which no longer exists". */
+  readonly what: string;
+  /** Why the snapshot says the release is gone (goneEvidence). */
+  readonly gone: string;
+}
+
+/**
+ * The HelmLeftover finding for `o`, annotated with `release`, which no longer exists
+ * (`history` is its uninstalled history, if kept): a CRD's finding counts its instances.
+ */
 function leftoverFinding(
   inventory: Inventory,
   o: ObjectMetadata,
@@ -89,71 +106,100 @@ function leftoverFinding(
 ): Finding {
   const kind = kindOf(o);
   const { namespace: relNs, name: relName } = release;
-  const annotations = [
-    `${releaseNameAnnotation}: ${relName}`,
-    `${releaseNamespaceAnnotation}: ${relNs}`,
-    ...[hookAnnotation, 'helm.sh/hook-delete-policy', resourcePolicyAnnotation].flatMap((a) =>
-      o.annotations?.[a] ? [`${a}: ${o.annotations[a]}`] : [],
-    ),
-  ];
-  const base = {
-    object: refOf(o),
+  const facts: LeftoverFacts = {
+    o,
     namespaces: [o.namespace, relNs],
+    annotations: [
+      `${releaseNameAnnotation}: ${relName}`,
+      `${releaseNamespaceAnnotation}: ${relNs}`,
+      ...[hookAnnotation, 'helm.sh/hook-delete-policy', resourcePolicyAnnotation].flatMap((a) =>
+        o.annotations?.[a] ? [`${a}: ${o.annotations[a]}`] : [],
+      ),
+    ],
+    what: `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, which no longer exists`,
+    gone: goneEvidence(history, relNs, relName),
   };
-  const what = `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, which no longer exists`;
-  if (kind === 'crd') {
-    const instances = crdInstances(inventory, o);
-    const countLine = instances
-      ? instances.total
-        ? `${instances.total} instance${instances.total === 1 ? '' : 's'}: ${instances.lines.join(', ')}`
-        : '0 instances'
-      : 'its instances could not be listed: how many exist is unknown';
-    const safeToDelete = instances?.total === 0;
-    return buildFinding(
-      rule,
-      'HelmLeftover',
-      {
-        ...base,
-        namespaces: [...base.namespaces, ...(instances?.namespaces ?? [])],
-        message: `Helm leftover (crd): ${what}; ${countLine}`,
-        evidence: [
-          'subtype: crd',
-          ...annotations,
-          goneEvidence(history, relNs, relName),
-          `instances: ${countLine}`,
-          'installing the chart under another release name or namespace fails on ownership until it is adopted',
+  return kind === 'crd'
+    ? crdLeftoverFinding(facts, crdInstances(inventory, o), context)
+    : objectLeftoverFinding(facts, kind, context);
+}
+
+/** Pure: how many instances a leftover CRD has, per namespace, or that they could not be listed. */
+function instanceCountLine(instances: ReturnType<typeof crdInstances>): string {
+  if (!instances) return 'its instances could not be listed: how many exist is unknown';
+  if (!instances.total) return '0 instances';
+  return `${instances.total} instance${instances.total === 1 ? '' : 's'}: ${instances.lines.join(', ')}`;
+}
+
+/**
+ * Pure: the finding for a leftover CRD with its instances (undefined: not listed). Its delete
+ * command carries a warning unless no instance remains, since the deletion cascades to every one.
+ */
+function crdLeftoverFinding(
+  facts: LeftoverFacts,
+  instances: ReturnType<typeof crdInstances>,
+  context: RuleContext,
+): Finding {
+  const { o } = facts;
+  const countLine = instanceCountLine(instances);
+  const safeToDelete = instances?.total === 0;
+  return buildFinding(
+    rule,
+    'HelmLeftover',
+    {
+      object: refOf(o),
+      namespaces: [...facts.namespaces, ...(instances?.namespaces ?? [])],
+      message: `Helm leftover (crd): ${facts.what}; ${countLine}`,
+      evidence: [
+        'subtype: crd',
+        ...facts.annotations,
+        facts.gone,
+        `instances: ${countLine}`,
+        'installing the chart under another release name or namespace fails on ownership until it is adopted',
+      ],
+      remediation: {
+        summary:
+          'Delete the CRD only if it has zero instances and no installed release needs it; if a new release ' +
+          'should adopt it, re-annotate it (or install with --take-ownership). Never delete a CRD that still ' +
+          'has instances without confirmation: the deletion cascades to every instance.',
+        commands: [
+          getYaml(o),
+          ...(instances ? [`kubectl get ${o.name} -A`] : []),
+          adoptComment,
+          annotateCommand(o),
+          ...(safeToDelete
+            ? ['# no instance remains: if no installed release needs it:', deleteCommand(o)]
+            : [
+                '# WARNING: deleting the CRD deletes every instance of it in every namespace; only after ' +
+                  'confirming none of them is needed:',
+                deleteCommand(o),
+              ]),
         ],
-        remediation: {
-          summary:
-            'Delete the CRD only if it has zero instances and no installed release needs it; if a new release ' +
-            'should adopt it, re-annotate it (or install with --take-ownership). Never delete a CRD that still ' +
-            'has instances without confirmation: the deletion cascades to every instance.',
-          commands: [
-            getYaml(o),
-            ...(instances ? [`kubectl get ${o.name} -A`] : []),
-            adoptComment,
-            annotateCommand(o),
-            ...(safeToDelete
-              ? ['# no instance remains: if no installed release needs it:', deleteCommand(o)]
-              : [
-                  '# WARNING: deleting the CRD deletes every instance of it in every namespace; only after ' +
-                    'confirming none of them is needed:',
-                  deleteCommand(o),
-                ]),
-          ],
-        },
       },
-      context,
-    );
-  }
+    },
+    context,
+  );
+}
+
+/**
+ * Pure: the finding for a leftover that is not a CRD (`hook`, `kept` or `release-gone`); the
+ * delete command of a `kept` object carries a warning, since it was kept for its data.
+ */
+function objectLeftoverFinding(
+  facts: LeftoverFacts,
+  kind: Exclude<HelmLeftoverKind, 'crd' | 'operator-created'>,
+  context: RuleContext,
+): Finding {
+  const { o } = facts;
   const kept = kind === 'kept';
   return buildFinding(
     rule,
     'HelmLeftover',
     {
-      ...base,
+      object: refOf(o),
+      namespaces: facts.namespaces,
       message:
-        `Helm leftover (${kind}): ${what}` +
+        `Helm leftover (${kind}): ${facts.what}` +
         (kept
           ? ': Helm kept it on uninstall on purpose (helm.sh/resource-policy: keep)'
           : kind === 'hook'
@@ -161,8 +207,8 @@ function leftoverFinding(
             : ''),
       evidence: [
         `subtype: ${kind}`,
-        ...annotations,
-        goneEvidence(history, relNs, relName),
+        ...facts.annotations,
+        facts.gone,
         ...(o.creationTimestamp ? [`creationTimestamp: ${o.creationTimestamp}`] : []),
       ],
       remediation: {

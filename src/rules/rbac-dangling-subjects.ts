@@ -1,6 +1,7 @@
 import type { Inventory } from '../inventory/snapshot.js';
+import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
-import { buildFinding } from './finding-builder.js';
+import { buildFinding, type FindingParts } from './finding-builder.js';
 import { getYaml } from './kubectl.js';
 import {
   fullObjectsOf,
@@ -61,22 +62,36 @@ function removeSubjectsPatch(binding: BindingObject, indexes: readonly number[])
   return JSON.stringify(ops);
 }
 
-function bindingFinding(
-  inventory: Inventory,
+/** What every finding about one binding uses. */
+interface BindingFacts {
+  /** The binding's metadata in the snapshot. */
+  readonly meta: ObjectMetadata;
+  /** `<roleRef kind> <roleRef name>`. */
+  readonly role: string;
+  readonly subjectCount: number;
+  /** The namespaces of the subjects whose namespace is gone, sorted, each once. */
+  readonly goneNamespaces: readonly string[];
+  readonly evidence: readonly string[];
+  /** ` -n <namespace>` for a RoleBinding, empty for a ClusterRoleBinding. */
+  readonly flag: string;
+  /** The kubectl command that patches out the subjects at these indexes. */
+  readonly patch: (indexes: readonly number[]) => string;
+}
+
+/**
+ * Pure: the evidence about a binding: its roleRef, one line per subject (its namespace gone, its
+ * ServiceAccount missing, or not dangling), what a namespace created again under a gone name
+ * would get, and why nothing cleans bindings up.
+ */
+function bindingEvidence(
   binding: BindingObject,
+  role: string,
   gone: readonly ServiceAccountSubject[],
   missing: readonly ServiceAccountSubject[],
-  context: RuleContext,
-): Finding | undefined {
-  const meta = inventory.byUid.get(binding.metadata?.uid ?? '');
-  if (!meta) return undefined;
-  const subjects = binding.subjects ?? [];
-  const role = `${binding.roleRef?.kind ?? 'Role'} ${binding.roleRef?.name ?? ''}`;
+): string[] {
   const goneIndexes = new Set(gone.map((s) => s.index));
   const missingIndexes = new Set(missing.map((s) => s.index));
-  const leftover = gone.length > 0 && gone.length === subjects.length;
-  const goneNamespaces = [...new Set(gone.map((s) => s.namespace))].sort();
-  const subjectLines = subjects.map((s, i) =>
+  const subjectLines = (binding.subjects ?? []).map((s, i) =>
     goneIndexes.has(i)
       ? `subject ${describeSubject(s)}: namespace ${gone.find((g) => g.index === i)!.namespace} does not exist`
       : missingIndexes.has(i)
@@ -88,78 +103,109 @@ function bindingFinding(
       `name reuse: a namespace created again as ${s.namespace} ` +
       `${s.name === undefined ? 'gets these rights for every ServiceAccount in it' : `with a ServiceAccount ${s.name} gets these rights`}`,
   );
-  const flag = meta.namespace !== undefined ? ` -n ${meta.namespace}` : '';
-  const patch = (indexes: readonly number[]) =>
-    `kubectl patch ${typeNameOf(meta)} ${meta.name}${flag} --type json -p '${removeSubjectsPatch(binding, indexes)}'`;
-  const evidence = [
+  return [
     `roleRef: ${role}`,
     ...subjectLines,
     ...reuse,
     'neither the namespace controller nor the garbage collector edits bindings, and a binding may name a subject that does not exist yet (kubernetes/kubernetes#89098)',
   ];
-  if (leftover)
-    return buildFinding(
-      rule,
-      'RBACBindingLeftover',
-      {
-        object: refOf(meta),
-        namespaces: [meta.namespace, ...goneNamespaces],
-        message:
-          `${describeObject(meta)} grants ${role} only to ServiceAccounts of namespaces that no longer exist ` +
-          `(${goneNamespaces.join(', ')}): a leftover of that environment, and a new namespace of the same name ` +
-          'would inherit the rights',
-        evidence,
-        remediation: {
-          summary:
-            'Nothing it names exists any more: delete the binding. For the next teardown, delete the bindings ' +
-            'that name the environment service accounts together with its namespaces (cluster-scoped bindings ' +
-            'never go with a namespace).',
-          commands: [getYaml(meta), `kubectl delete ${typeNameOf(meta)} ${meta.name}${flag}`],
-        },
-      },
-      context,
-    );
+}
+
+/**
+ * The finding about a binding with service-account subjects whose namespace is `gone` or whose
+ * ServiceAccount is `missing` (not both empty): RBACBindingLeftover when every subject is gone,
+ * RBACBindingDanglingSubject when some are, and that code as `info` when only ServiceAccounts
+ * are missing. Undefined when the binding is not in the snapshot's metadata.
+ */
+function bindingFinding(
+  inventory: Inventory,
+  binding: BindingObject,
+  gone: readonly ServiceAccountSubject[],
+  missing: readonly ServiceAccountSubject[],
+  context: RuleContext,
+): Finding | undefined {
+  const meta = inventory.byUid.get(binding.metadata?.uid ?? '');
+  if (!meta) return undefined;
+  const subjectCount = (binding.subjects ?? []).length;
+  const role = `${binding.roleRef?.kind ?? 'Role'} ${binding.roleRef?.name ?? ''}`;
+  const flag = meta.namespace !== undefined ? ` -n ${meta.namespace}` : '';
+  const facts: BindingFacts = {
+    meta,
+    role,
+    subjectCount,
+    goneNamespaces: [...new Set(gone.map((s) => s.namespace))].sort(),
+    evidence: bindingEvidence(binding, role, gone, missing),
+    flag,
+    patch: (indexes) =>
+      `kubectl patch ${typeNameOf(meta)} ${meta.name}${flag} --type json -p '${removeSubjectsPatch(binding, indexes)}'`,
+  };
+  if (gone.length > 0 && gone.length === subjectCount)
+    return buildFinding(rule, 'RBACBindingLeftover', leftoverParts(facts), context);
   if (gone.length > 0)
-    return buildFinding(
-      rule,
-      'RBACBindingDanglingSubject',
-      {
-        object: refOf(meta),
-        namespaces: [meta.namespace, ...goneNamespaces],
-        message:
-          `${describeObject(meta)} grants ${role} to ${gone.length} subject${gone.length === 1 ? '' : 's'} in ` +
-          `namespaces that no longer exist (${gone.map((s) => s.text).join(', ')}) besides ` +
-          `${subjects.length - gone.length} other${subjects.length - gone.length === 1 ? '' : 's'}: a new namespace ` +
-          'of the same name would inherit the rights',
-        evidence,
-        remediation: {
-          summary:
-            'The binding belongs to someone else (it names other subjects too): remove just the dangling subjects, ' +
-            'not the binding.',
-          commands: [getYaml(meta), patch(gone.map((s) => s.index))],
-        },
-      },
-      context,
-    );
-  return buildFinding(
-    rule,
-    'RBACBindingDanglingSubject',
-    {
-      object: refOf(meta),
-      severity: 'info',
-      message:
-        `${describeObject(meta)} grants ${role} to ServiceAccounts that do not exist in namespaces that do ` +
-        `(${missing.map((s) => s.text).join(', ')}): whoever creates them gets the rights`,
-      evidence,
-      remediation: {
-        summary:
-          'Ranked below a missing namespace: a binding may be made before its ServiceAccount on purpose. If the ' +
-          'ServiceAccount is not coming back, remove the subject.',
-        commands: [getYaml(meta), patch(missing.map((s) => s.index))],
-      },
+    return buildFinding(rule, 'RBACBindingDanglingSubject', goneSubjectsParts(facts, gone), context);
+  return buildFinding(rule, 'RBACBindingDanglingSubject', missingAccountsParts(facts, missing), context);
+}
+
+/** Pure: every subject's namespace is gone: the binding is a leftover of that environment; delete it. */
+function leftoverParts(facts: BindingFacts): FindingParts {
+  const { meta, role, goneNamespaces, flag } = facts;
+  return {
+    object: refOf(meta),
+    namespaces: [meta.namespace, ...goneNamespaces],
+    message:
+      `${describeObject(meta)} grants ${role} only to ServiceAccounts of namespaces that no longer exist ` +
+      `(${goneNamespaces.join(', ')}): a leftover of that environment, and a new namespace of the same name ` +
+      'would inherit the rights',
+    evidence: facts.evidence,
+    remediation: {
+      summary:
+        'Nothing it names exists any more: delete the binding. For the next teardown, delete the bindings ' +
+        'that name the environment service accounts together with its namespaces (cluster-scoped bindings ' +
+        'never go with a namespace).',
+      commands: [getYaml(meta), `kubectl delete ${typeNameOf(meta)} ${meta.name}${flag}`],
     },
-    context,
-  );
+  };
+}
+
+/** Pure: some subjects' namespaces are gone, besides others: patch out just those subjects. */
+function goneSubjectsParts(facts: BindingFacts, gone: readonly ServiceAccountSubject[]): FindingParts {
+  const { meta, role, subjectCount } = facts;
+  const others = subjectCount - gone.length;
+  return {
+    object: refOf(meta),
+    namespaces: [meta.namespace, ...facts.goneNamespaces],
+    message:
+      `${describeObject(meta)} grants ${role} to ${gone.length} subject${gone.length === 1 ? '' : 's'} in ` +
+      `namespaces that no longer exist (${gone.map((s) => s.text).join(', ')}) besides ` +
+      `${others} other${others === 1 ? '' : 's'}: a new namespace ` +
+      'of the same name would inherit the rights',
+    evidence: facts.evidence,
+    remediation: {
+      summary:
+        'The binding belongs to someone else (it names other subjects too): remove just the dangling subjects, ' +
+        'not the binding.',
+      commands: [getYaml(meta), facts.patch(gone.map((s) => s.index))],
+    },
+  };
+}
+
+/** Pure: only ServiceAccounts are missing, in namespaces that exist (`info`): patch out those subjects. */
+function missingAccountsParts(facts: BindingFacts, missing: readonly ServiceAccountSubject[]): FindingParts {
+  const { meta, role } = facts;
+  return {
+    object: refOf(meta),
+    severity: 'info',
+    message:
+      `${describeObject(meta)} grants ${role} to ServiceAccounts that do not exist in namespaces that do ` +
+      `(${missing.map((s) => s.text).join(', ')}): whoever creates them gets the rights`,
+    evidence: facts.evidence,
+    remediation: {
+      summary:
+        'Ranked below a missing namespace: a binding may be made before its ServiceAccount on purpose. If the ' +
+        'ServiceAccount is not coming back, remove the subject.',
+      commands: [getYaml(meta), facts.patch(missing.map((s) => s.index))],
+    },
+  };
 }
 
 /**
