@@ -49,6 +49,10 @@ test('action wording becomes flags; quoted values stay values', () => {
     '--etcd-tls needs an https --etcd-endpoint',
   );
   expect(inFlagTerms("only acts with 'remediate: safe'")).toBe('only acts with --remediate safe');
+  // A workflow's "earlier step" is, at a terminal, simply first.
+  expect(inFlagTerms("install Helm 3 or 4 in an earlier step or set 'helm' to its path")).toBe(
+    'install Helm 3 or 4 first or set --helm to its path',
+  );
 });
 
 test('the help is aligned in columns and says where the kubeconfig comes from', () => {
