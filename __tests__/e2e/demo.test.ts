@@ -46,7 +46,7 @@ async function runTeardown(prefix: string) {
   const report = JSON.parse(readFileSync(outputs['report-path']!, 'utf8')) as {
     verdict: string;
     findings: Finding[];
-    teardown: { hookLeftovers: { kind: string; name: string }[] };
+    teardown: { hookLeftovers: { kind: string; namespace?: string; name: string }[] };
   };
   return { step, outputs, report, summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') };
 }
@@ -128,6 +128,8 @@ test('the broken demo environment: the step fails, and the findings name the cau
     expect(report.teardown.hookLeftovers).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ kind: 'ClusterRole', name: `${prefix}-extras-hook-role` }),
+        // Found before its namespace was deleted (which then removed it).
+        expect.objectContaining({ kind: 'ConfigMap', namespace: `${prefix}-extras`, name: 'hook-cm' }),
       ]),
     );
     expect(Number(outputs['stuck-namespaces'])).toBeGreaterThanOrEqual(1);

@@ -4,7 +4,7 @@ import { InputError, parseSettings, type Settings } from '../config/settings.js'
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
-import { firstAction, objectLabel, rootCausesOf } from '../report/root-causes.js';
+import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
@@ -140,9 +140,7 @@ function textRootCauses(report: Report): string[] {
     const explains = r.explains.length
       ? `: root cause of ${r.explains.length} (${[...new Set(r.explains.map((f) => f.code))].join(', ')})`
       : '';
-    out.push(
-      `${r.finding.severity.toUpperCase().padEnd(7)} ${codes} ${objectLabel(r.finding.object)}${explains}`,
-    );
+    out.push(`${r.finding.severity.toUpperCase().padEnd(7)} ${codes} ${rootCauseLabel(r)}${explains}`);
     out.push(`        ${r.finding.message}`);
     out.push(`        first: ${firstAction(r.finding)}`);
   }

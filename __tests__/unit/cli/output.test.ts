@@ -105,3 +105,28 @@ test('text output is plain: no markdown escapes, root causes before the teardown
   expect(out).toContain('warning: --stage-timeout capped');
   expect(lines.indexOf('  namespace n: deleted')).toBeGreaterThan(4);
 });
+
+test('text output names a group of orphans in one missing namespace by its count and names', () => {
+  const orphan = (name: string): Finding =>
+    ({
+      key: name,
+      code: 'OrphanInMissingNamespace',
+      rule: 'orphan-in-missing-namespace',
+      severity: 'error',
+      object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'gone', name },
+      message: 'stored in namespace gone, which does not exist',
+      evidence: [],
+      remediation: { summary: 'Recreate namespace gone (then delete it).', commands: [] },
+      scope: 'environment',
+    }) as Finding;
+  const report = {
+    verdict: 'leftovers',
+    warnings: [],
+    findings: ['a', 'b', 'c', 'd'].map(orphan),
+    failing: ['a', 'b', 'c', 'd'],
+  } as unknown as Report;
+  const lines = text(report).split('\n');
+  expect(lines[2]).toBe(
+    'ERROR   OrphanInMissingNamespace 4 objects in missing namespace gone (ConfigMap gone/a, ConfigMap gone/b, ConfigMap gone/c and 1 more)',
+  );
+});
