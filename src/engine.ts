@@ -245,6 +245,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       userOrder: settings.order,
       deleteNamespaces: settings.deleteNamespaces,
       resourceOf: (group, kind) => resources(group, kind)?.resource,
+      namespacedOf: (group, kind) => resources(group, kind)?.namespaced,
       instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
     });

@@ -182,7 +182,10 @@ export function text(report: Report): string {
 function textTeardown(t: NonNullable<Report['teardown']>): string[] {
   const out: string[] = [];
   for (const s of t.stages) {
-    for (const r of s.releases) out.push(`  ${r.release}: ${r.status}${r.message ? ` (${r.message})` : ''}`);
+    for (const r of s.releases) {
+      const how = r.status === 'uninstalled' && r.method === 'namespace' ? ' with its namespace' : '';
+      out.push(`  ${r.release}: ${r.status}${how}${r.message ? ` (${r.message})` : ''}`);
+    }
     for (const b of [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining])
       out.push(
         `  left after its stage's wait: ${objectLabel(b)}` +

@@ -64,3 +64,16 @@ function collect(value: Record<string, unknown> | null, out: ManifestObject[]): 
     body: value,
   });
 }
+
+/** The annotation that stops Helm deleting an object on uninstall (Helm docs, "Tell Helm Not To Uninstall a Resource"). */
+export const resourcePolicyAnnotation = 'helm.sh/resource-policy';
+
+/**
+ * Pure: whether `helm uninstall` leaves the object in place. Helm 3 and 4 delete only objects
+ * without a `helm.sh/resource-policy` annotation: a value that is `keep` once lowercased and
+ * trimmed is kept on purpose, and an object with any other value is not deleted either
+ * (helm.sh/helm pkg/action/resource_policy.go, `filterManifestsToKeep`).
+ */
+export function keptByHelm(annotations: Readonly<Record<string, string>> | undefined): boolean {
+  return annotations?.[resourcePolicyAnnotation] !== undefined;
+}

@@ -1,3 +1,5 @@
+import { groupOf } from '../cluster/api-version.js';
+import { keptByHelm } from '../helm/manifest.js';
 import type { HelmRelease } from '../helm/release-storage.js';
 import { dependencyEdges, type ResourceLookup } from './dependencies.js';
 import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
@@ -27,6 +29,8 @@ export interface PlanInput {
   readonly userOrder: readonly UserOrdering[];
   readonly deleteNamespaces: boolean;
   readonly resourceOf: ResourceLookup;
+  /** Whether a kind is namespaced (discovery); undefined when it is not served. Default: unknown. */
+  readonly namespacedOf?: (group: string, kind: string) => boolean | undefined;
   /**
    * The instances of a custom resource kind in the cluster (from the snapshot), as
    * `namespace/name` (or `name` when cluster-scoped). Used to find CRD cascades out of scope.
@@ -112,7 +116,8 @@ export function buildPlan(input: PlanInput): TeardownPlan {
   for (const f of facts) {
     for (const o of f.objects) {
       const ns = o.namespace ?? f.release.namespace;
-      if (o.annotations['helm.sh/resource-policy'] === 'keep' && deleted.has(ns) && o.kind !== 'Namespace') {
+      const clusterScoped = input.namespacedOf?.(groupOf(o.apiVersion), o.kind) === false;
+      if (keptByHelm(o.annotations) && deleted.has(ns) && o.kind !== 'Namespace' && !clusterScoped) {
         warnings.push(
           `release ${f.key} keeps ${o.kind} ${ns}/${o.name} (helm.sh/resource-policy: keep), but namespace ${ns} is deleted ` +
             'too, which deletes it anyway; move it out of the namespace or set delete-namespaces: false',
@@ -140,6 +145,23 @@ export function buildPlan(input: PlanInput): TeardownPlan {
           `release ${f.key} ships CRD ${crd.name} in its templates, so uninstalling it deletes the CRD and with it ` +
             `${outside.length} ${crd.kind} object(s) outside the scope (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? ', …' : ''}); ` +
             'add their namespaces to the scope or tear them down first',
+        );
+      }
+    }
+  }
+  // A Namespace object in a release's manifest goes with the release (helm uninstall deletes
+  // it, and so does kube-sweep): refuse when it is outside the scope.
+  for (const f of facts) {
+    for (const o of f.objects) {
+      if (
+        o.kind === 'Namespace' &&
+        o.apiVersion === 'v1' &&
+        !scoped.has(o.name) &&
+        !keptByHelm(o.annotations)
+      ) {
+        refusals.push(
+          `release ${f.key} renders Namespace ${o.name}, which is outside the scope: removing the release deletes that ` +
+            `namespace and everything in it; add ${o.name} to the scope (namespaces) or annotate it helm.sh/resource-policy: keep`,
         );
       }
     }

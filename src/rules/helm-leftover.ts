@@ -32,7 +32,7 @@ const isCrd = (o: ObjectMetadata) =>
 function kindOf(o: ObjectMetadata): Exclude<HelmLeftoverKind, 'operator-created'> {
   if (isCrd(o)) return 'crd';
   if (o.annotations?.[hookAnnotation]) return 'hook';
-  if (o.annotations?.[resourcePolicyAnnotation] === 'keep') return 'kept';
+  if (o.annotations?.[resourcePolicyAnnotation] !== undefined) return 'kept';
   return 'release-gone';
 }
 

@@ -1,3 +1,4 @@
+import { keptByHelm } from '../helm/manifest.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { ResourceIndex } from './resource-index.js';
 import type { AwaitedObject } from './wait-gone.js';
@@ -81,7 +82,6 @@ export type NamespaceRemoval =
 
 /** Helm hook events that run on `helm uninstall` (Helm docs, "Chart Hooks"). */
 const deleteHookEvents = new Set(['pre-delete', 'post-delete']);
-const keepAnnotation = 'helm.sh/resource-policy';
 
 /**
  * Pure: whether deleting namespaces removes `release` the way `helm uninstall` would, and what
@@ -117,7 +117,7 @@ export function removalWithNamespaces(
       namespaces.add(namespace);
       continue;
     }
-    if (o.annotations[keepAnnotation] === 'keep') continue;
+    if (keptByHelm(o.annotations)) continue;
     direct.push({
       apiVersion: o.apiVersion,
       kind: o.kind,
@@ -135,7 +135,8 @@ export function removalWithNamespaces(
  * delete (their last stage is this one; not protected, not kept for a release that failed).
  * A candidate is dropped when a release touching it (`touching`: this stage's releases with
  * their record, an object or a hook object there) must go through Helm, since that
- * uninstall may fail and keep the namespace; this repeats until nothing changes.
+ * uninstall may fail and keep the namespace, or `stays` (it is skipped: its custom resources
+ * are still there), which keeps the namespace; this repeats until nothing changes.
  * @returns every release of `releases` with its removal (`ok: false` with the reason: Helm).
  */
 export function planNamespaceRemovals(
@@ -143,11 +144,15 @@ export function planNamespaceRemovals(
   touching: ReadonlyMap<string, readonly string[]>,
   candidates: ReadonlySet<string>,
   resources: ResourceIndex,
+  stays: ReadonlySet<string> = new Set(),
 ): Map<string, NamespaceRemoval> {
   const deletedNow = new Set(candidates);
+  const staying: NamespaceRemoval = { ok: false, reason: 'it stays (its custom resources are still there)' };
   for (;;) {
     const removals = new Map(
-      releases.map((r) => [r.key, removalWithNamespaces(r, resources, deletedNow)] as const),
+      releases.map(
+        (r) => [r.key, stays.has(r.key) ? staying : removalWithNamespaces(r, resources, deletedNow)] as const,
+      ),
     );
     const dropped = [...deletedNow].filter((ns) =>
       (touching.get(ns) ?? []).some((key) => removals.get(key)?.ok === false),

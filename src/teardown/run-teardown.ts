@@ -3,7 +3,7 @@ import pLimit from 'p-limit';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import type { HelmPort } from '../helm/helm-cli.js';
-import { parseManifest } from '../helm/manifest.js';
+import { keptByHelm, parseManifest } from '../helm/manifest.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
@@ -130,8 +130,6 @@ export interface TeardownOptions {
   readonly uninstallMode: 'auto' | 'helm';
 }
 
-const keepAnnotation = 'helm.sh/resource-policy';
-
 function tail(text: string, lines = 3): string {
   return text.trim().split('\n').slice(-lines).join(' | ');
 }
@@ -176,7 +174,7 @@ export function objectsToAwait(
     const address = resources(group, o.kind, version);
     const namespace = address?.namespaced ? (o.namespace ?? release.release.namespace) : undefined;
     const ref = { apiVersion: o.apiVersion, kind: o.kind, ...(namespace ? { namespace } : {}), name: o.name };
-    if (o.annotations[keepAnnotation] === 'keep') {
+    if (keptByHelm(o.annotations)) {
       kept.push(ref);
       continue;
     }
@@ -622,7 +620,13 @@ function keptNamespaceOutcome(
   const kept = removal.namespaces.filter((n) => !namespaces.requested(n));
   if (kept.length === 0) return outcome;
   const because = kept.map((n) => namespaces.keepFor.get(n)).filter(Boolean);
-  const message = `not removed: namespace ${kept.join(', ')} was kept (release ${because.join(', ')} was not uninstalled)`;
+  const direct = removal.direct.length
+    ? `; its ${removal.direct.length} object(s) outside it were deleted (${removal.direct
+        .slice(0, 3)
+        .map((o) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`)
+        .join(', ')}${removal.direct.length > 3 ? ', …' : ''})`
+    : '';
+  const message = `not removed: namespace ${kept.join(', ')} was kept (release ${because.join(', ')} was not uninstalled)${direct}`;
   return { ...outcome, status: 'failed', message };
 }
 
@@ -642,6 +646,7 @@ async function runStage(
           touching,
           new Set(touching.keys()),
           c.ports.resources,
+          new Set(stage.releases.filter((k) => strandedReason(c.byKey.get(k)!, first) !== undefined)),
         )
       : new Map<string, NamespaceRemoval>();
   const uninstallStart = c.clock.now();

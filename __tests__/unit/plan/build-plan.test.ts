@@ -129,3 +129,44 @@ test("a release's object in a namespace outside the scope is named before the te
     'release fixture-helm4/app also has ConfigMap other-team/shared, in a namespace outside the scope: uninstalling the release deletes it',
   );
 });
+
+/** The recorded app release with `extra` YAML documents appended to its manifest. */
+const appWith = (...extra: string[]) => {
+  const app = recordedRelease('helm4-app.json');
+  return { ...app, manifest: [app.manifest, ...extra].join('\n---\n') };
+};
+
+test('a Namespace object outside the scope in a manifest is refused: removing the release would delete it', () => {
+  const p = plan({
+    foundReleases: [appWith('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shared-tools')],
+  });
+  expect(p.refusals).toEqual([
+    expect.stringMatching(
+      /^release fixture-helm4\/app renders Namespace shared-tools, which is outside the scope/,
+    ),
+  ]);
+  // In the scope, or kept by Helm: no refusal.
+  expect(
+    plan({
+      scope: scope(['fixture-helm4', 'shared-tools']),
+      foundReleases: [appWith('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shared-tools')],
+    }).refusals,
+  ).toEqual([]);
+  const kept =
+    'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shared-tools\n  annotations:\n    helm.sh/resource-policy: Keep';
+  expect(plan({ foundReleases: [appWith(kept)] }).refusals).toEqual([]);
+});
+
+test('the kept-but-deleted-with-its-namespace warning is only for namespaced objects', () => {
+  const role =
+    'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: kept-role\n  annotations:\n    helm.sh/resource-policy: " KEEP "';
+  const cm =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept-cm\n  annotations:\n    helm.sh/resource-policy: keep';
+  const p = plan({
+    foundReleases: [appWith(role, cm)],
+    namespacedOf: (_group, kind) => kind !== 'ClusterRole',
+  });
+  expect(p.warnings.filter((w) => w.includes('keeps'))).toEqual([
+    expect.stringContaining('keeps ConfigMap fixture-helm4/kept-cm'),
+  ]);
+});

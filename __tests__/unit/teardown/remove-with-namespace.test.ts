@@ -177,3 +177,40 @@ test('contentCollections: the collections the inventory saw objects in, that ser
   ]);
   expect(contentCollections(inventory, 'absent')).toEqual([]);
 });
+
+test('a release that stays (its custom resources are still there) keeps its namespace, so the releases beside it go through helm', () => {
+  const a = releaseFacts({ ...app, name: 'a', namespace: 'ns-1' });
+  const b = releaseFacts({ ...app, name: 'b', namespace: 'ns-1' });
+  const touching = new Map([['ns-1', [a.key, b.key]]]);
+  const removals = planNamespaceRemovals(
+    [a, b],
+    touching,
+    new Set(touching.keys()),
+    resources,
+    new Set([b.key]),
+  );
+  expect(removals.get(a.key)).toEqual({
+    ok: false,
+    reason: 'its namespace ns-1 is not deleted at the end of this stage',
+  });
+  expect(removals.get(b.key)).toEqual({
+    ok: false,
+    reason: 'it stays (its custom resources are still there)',
+  });
+});
+
+test('any helm.sh/resource-policy value keeps an object out of the direct deletes, as Helm does not delete it', () => {
+  const manifest = ['Keep', ' keep ', 'KEEP', 'something-else']
+    .map(
+      (v, i) =>
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  namespace: shared\n  annotations:\n    helm.sh/resource-policy: "${v}"`,
+    )
+    .concat('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n  namespace: shared')
+    .join('\n---\n');
+  const removal = removalWithNamespaces(
+    releaseFacts({ ...app, manifest }),
+    resources,
+    new Set(['fixture-helm4']),
+  );
+  expect(removal.ok && removal.direct.map((o) => o.name)).toEqual(['plain']);
+});
