@@ -1,6 +1,8 @@
 // The version and commit stamped into the CLI's bundles (src/cli/version.ts holds the placeholders):
-// the version from package.json, the commit from `git rev-parse HEAD`, with `-dirty` when a tracked
-// file outside dist/ differs from it, or `unknown` outside a git checkout.
+// the version from package.json, the commit from `git rev-parse HEAD`, or `unknown` outside a git
+// checkout. `<commit>+dirty` says the bundle was built from uncommitted changes on top of that
+// commit: a tracked file outside dist/ differed from it, or src/ held a file git does not track
+// (either may be in the bundle). `--version` says so in words (src/cli/version.ts).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,8 +17,9 @@ export function buildInfo(root) {
     const git = (...args) =>
       execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     commit = git('rev-parse', 'HEAD');
-    if (git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)dist') !== '')
-      commit += '-dirty';
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)dist');
+    const untracked = git('ls-files', '--others', '--exclude-standard', '--', 'src');
+    if (changed !== '' || untracked !== '') commit += '+dirty';
   } catch {
     // not a git checkout (a source tarball): the commit stays unknown
   }
@@ -34,9 +37,10 @@ export function stamp(code, info) {
 }
 
 /**
- * `code` with every 40-hex-digit word (a stamped commit, `-dirty` included) replaced by COMMIT, so
- * that the same source bundled at two commits compares equal (check-dist).
+ * `code` with every 40-hex-digit word (a stamped commit, with its `+dirty`, or `-dirty` as bundles
+ * before 2026-12-01 wrote it) replaced by COMMIT, so that the same source bundled at two commits,
+ * or from a clean and a dirty checkout, compares equal (check-dist).
  */
 export function maskCommit(code) {
-  return code.replace(/\b[0-9a-f]{40}(-dirty)?\b/g, 'COMMIT');
+  return code.replace(/\b[0-9a-f]{40}([+-]dirty)?\b/g, 'COMMIT');
 }

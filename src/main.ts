@@ -7,7 +7,7 @@ import { checkReportPath, errorMessage, execute, writeReport } from './execute.j
 import { publishToGitHub } from './report/github/publish.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
-import { objectLabel, rootCausesOf } from './report/root-causes.js';
+import { rootCauseLabel, rootCausesOf } from './report/root-causes.js';
 import type { CommandRunner } from './util/command.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
@@ -31,9 +31,9 @@ export interface ActionPorts extends EnginePorts {
 export function leftoversMessage(report: Report, path: string): string {
   const failing = new Set(report.failing ?? []);
   const causes = rootCausesOf(report.findings ?? [], failing).causes.filter((e) =>
-    [e.finding, ...e.sameObject, ...e.explains].some((f) => failing.has(f.key)),
+    [e.finding, ...e.sameObject, ...e.group, ...e.explains].some((f) => failing.has(f.key)),
   );
-  const named = causes.slice(0, 3).map((e) => `${e.finding.code} ${objectLabel(e.finding.object)}`);
+  const named = causes.slice(0, 3).map((e) => `${e.finding.code} ${rootCauseLabel(e)}`);
   const { failed, blockers, stuckNamespaces: stuck } = teardownCounts(report.teardown);
   const parts = [
     failed ? `${failed} release(s) failed to uninstall` : '',

@@ -46,7 +46,7 @@ async function runTeardown(prefix: string) {
   const report = JSON.parse(readFileSync(outputs['report-path']!, 'utf8')) as {
     verdict: string;
     findings: Finding[];
-    teardown: { hookLeftovers: { kind: string; name: string }[] };
+    teardown: { hookLeftovers: { kind: string; namespace?: string; name: string }[] };
   };
   return { step, outputs, report, summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') };
 }
@@ -118,10 +118,18 @@ test('the broken demo environment: the step fails, and the findings name the cau
     const orphan = about('OrphanInMissingNamespace', 'ConfigMap', `${prefix}-scratch`, 'settings');
     expect(orphan?.scope).toBe('environment');
     expect(orphan?.remediation.commands).toContain(`kubectl create namespace ${prefix}-scratch`);
+    // The app release this teardown uninstalled lost its record because the uninstall succeeded:
+    // not HelmReleaseRecordLost (its Widgets are explained by the operator's finalizer). The
+    // operator release, uninstalled before the run, is.
+    const lost = report.findings.filter((f) => f.code === 'HelmReleaseRecordLost').map((f) => f.message);
+    expect(lost.some((m) => m.includes(`release ${prefix}-app/app `))).toBe(false);
+    expect(lost).toEqual([expect.stringContaining(`Helm release ${prefix}-operator/operator has no record`)]);
     // Helm's hook objects are named as left behind.
     expect(report.teardown.hookLeftovers).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ kind: 'ClusterRole', name: `${prefix}-extras-hook-role` }),
+        // Found before its namespace was deleted (which then removed it).
+        expect.objectContaining({ kind: 'ConfigMap', namespace: `${prefix}-extras`, name: 'hook-cm' }),
       ]),
     );
     expect(Number(outputs['stuck-namespaces'])).toBeGreaterThanOrEqual(1);

@@ -74,7 +74,9 @@ test('kube-sweep --version prints the version and the commit it was built from',
   const result = await run(['--version']);
   expect(result.exitCode).toBe(0);
   expect(result.stdout).toMatch(
-    new RegExp(`^kube-sweep ${version.replace(/\./g, '\\.')} \\(commit ([0-9a-f]{40}(-dirty)?|unknown)\\)$`),
+    new RegExp(
+      `^kube-sweep ${version.replace(/\./g, '\\.')} \\(commit ([0-9a-f]{40}(\\+dirty: built from uncommitted changes on top of that commit)?|unknown)\\)$`,
+    ),
   );
 });
 

@@ -37,7 +37,9 @@ test('it is one file, and the PATH it runs with has no node', () => {
 test('--version prints the version and the commit', async () => {
   const result = await run(['--version']);
   expect(result.exitCode).toBe(0);
-  expect(result.stdout).toMatch(/^kube-sweep \d+\.\d+\.\d+\S* \(commit ([0-9a-f]{40}(-dirty)?|unknown)\)$/);
+  expect(result.stdout).toMatch(
+    /^kube-sweep \d+\.\d+\.\d+\S* \(commit ([0-9a-f]{40}(\+dirty: built from uncommitted changes on top of that commit)?|unknown)\)$/,
+  );
 });
 
 test('scan and plan without Node on PATH: exit codes 0, 1 and 2', async () => {

@@ -107,6 +107,19 @@ const rows: Row[] = [
   { input: 'timeout', what: 'a bare number', inputs: { timeout: '600' }, says: /not a positive duration/ },
   { input: 'timeout', what: 'zero', inputs: { timeout: '0s' }, says: /not a positive duration/ },
   {
+    // Longer than a Node.js timer holds (2^31-1 ms): such a teardown used to run, its timers cut to 1 ms.
+    input: 'timeout',
+    what: 'longer than the longest timer',
+    inputs: { timeout: '99999h' },
+    says: /is '99999h', longer than the maximum, 24d20h31m23s \(2\^31-1 ms.*write 24d20h31m23s or less/,
+  },
+  {
+    input: 'uninstall-mode',
+    what: 'not a mode',
+    inputs: { 'uninstall-mode': 'fast' },
+    says: /it takes one of: auto, helm/,
+  },
+  {
     input: 'stage-timeout',
     what: 'set longer than timeout',
     inputs: { 'stage-timeout': '20m', timeout: '10m' },
@@ -313,6 +326,12 @@ const rows: Row[] = [
     what: 'zero',
     inputs: { 'request-timeout': '0ms' },
     says: /not a positive duration/,
+  },
+  {
+    input: 'request-timeout',
+    what: 'longer than the longest timer',
+    inputs: { 'request-timeout': '99999h' },
+    says: /is '99999h', longer than the maximum, 24d20h31m23s/,
   },
   {
     input: 'list-concurrency',

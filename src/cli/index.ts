@@ -1,17 +1,22 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
 import { InputError, parseSettings, type Settings } from '../config/settings.js';
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
-import { firstAction, objectLabel, rootCausesOf } from '../report/root-causes.js';
+import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
+import { closestMatch } from '../util/edit-distance.js';
+import { inFlagTerms } from '../report/face.js';
 import { buildInfo, versionLine } from './version.js';
 
 const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
+
+/** A command word: the mode of the run. */
+type Mode = (typeof commands)[number];
 
 /** What an empty value means, for the inputs whose default is no value. */
 const emptyMeans: Partial<Record<InputName, string>> = {
@@ -35,7 +40,7 @@ function columns(rows: readonly (readonly [string, string])[], indent = '  '): s
   return rows.map(([a, b]) => `${indent}${a.padEnd(width)}${b}`.trimEnd());
 }
 
-/** The help text (`--help`, and after a usage error). */
+/** The help text (`--help`, and after a missing or unknown command). */
 export const usage = [
   'Usage: kube-sweep <command> [options]',
   '',
@@ -67,29 +72,11 @@ export const usage = [
   '--cluster kind creates a kind cluster instead (docker and kind on PATH).',
   '',
   'Exit codes: 0 done (clean, planned, or inventory read), 1 leftovers (the teardown left things',
-  'behind, or findings over --fail-on), 2 it could not run (bad input, cluster unreachable).',
+  'behind, or findings over --fail-on), 2 it could not run (a usage error, bad input, cluster',
+  'unreachable).',
 ].join('\n');
 
-/**
- * Pure: a message written for the action's inputs, in the CLI's words: `input 'x'` becomes
- * `--x`, `'cluster: kind'` becomes `--cluster kind`, a quoted input name becomes its flag (not a
- * quoted value after "is" or "has"), and
- * `--x is empty` becomes `--x is not given`.
- */
-export function inFlagTerms(message: string): string {
-  const names = new Set<string>(Object.values(Inputs));
-  return (
-    message
-      .replace(/\binputs? '([a-z-]+)(?:: ([^']+))?'/g, (m, name: string, value?: string) =>
-        names.has(name) ? `--${name}${value ? ` ${value}` : ''}` : m,
-      )
-      // A quoted value (after "is", "has", "line") stays as it is, even when it spells an input's name.
-      .replace(/(?<!\b(?:is|has|line|code) )'([a-z-]+)(?:: ([^']+))?'/g, (m, name: string, value?: string) =>
-        names.has(name) ? `--${name}${value ? ` ${value}` : ''}` : m,
-      )
-      .replace(/(--[a-z-]+) is empty/g, '$1 is not given')
-  );
-}
+export { inFlagTerms };
 
 /**
  * `--cluster kind` in the CLI: the cluster the run created is deleted when the run ends, and on
@@ -153,9 +140,7 @@ function textRootCauses(report: Report): string[] {
     const explains = r.explains.length
       ? `: root cause of ${r.explains.length} (${[...new Set(r.explains.map((f) => f.code))].join(', ')})`
       : '';
-    out.push(
-      `${r.finding.severity.toUpperCase().padEnd(7)} ${codes} ${objectLabel(r.finding.object)}${explains}`,
-    );
+    out.push(`${r.finding.severity.toUpperCase().padEnd(7)} ${codes} ${rootCauseLabel(r)}${explains}`);
     out.push(`        ${r.finding.message}`);
     out.push(`        first: ${firstAction(r.finding)}`);
   }
@@ -206,7 +191,8 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
       );
   }
   for (const b of t.hookLeftovers) out.push(`  left by a Helm hook: ${objectLabel(b)}`);
-  for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors]) out.push(`  could not check: ${e}`);
+  for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors])
+    out.push(`  could not check: ${inFlagTerms(e)}`);
   for (const n of t.namespaces) {
     out.push(`  namespace ${n.name}: ${n.status}`);
     if (n.metadataFinalizers.length)
@@ -217,26 +203,11 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
 }
 
 /**
- * Pure: `--ignore '- {code: X}'` as `--ignore=- {code: X}`. A value that starts with `-` (a YAML
- * list, as the README writes `ignore`) would otherwise be refused by node:util parseArgs as
- * "ambiguous"; only values that start with `- ` (dash, space) after a known input flag are joined.
+ * The CLI's flags for node:util parseArgs: every input but `mode` (the command word is the mode:
+ * a `--mode plan` beside `teardown` must not be ignored) takes a value; then --output, --help
+ * and --version.
  */
-export function joinYamlListValues(argv: readonly string[]): string[] {
-  const inputs = new Set<string>(Object.values(Inputs).map((n) => `--${n}`));
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const next = argv[i + 1];
-    if (inputs.has(argv[i]!) && next !== undefined && /^-\s/.test(next)) {
-      out.push(`${argv[i]}=${next}`);
-      i++;
-    } else out.push(argv[i]!);
-  }
-  return out;
-}
-
-/** The flags `kube-sweep` takes: every input but `mode` (the command word), --output, --help, --version. */
-const cliOptions = {
-  // `mode` is the command word, not a flag (a `--mode plan` beside `teardown` must not be ignored).
+const flags = {
   ...Object.fromEntries(
     Object.values(Inputs)
       .filter((n) => n !== Inputs.mode)
@@ -245,34 +216,90 @@ const cliOptions = {
   output: { type: 'string', default: 'text' },
   help: { type: 'boolean', default: false },
   version: { type: 'boolean', default: false },
-} as const;
+} satisfies ParseArgsOptionsConfig;
 
-/** What parseArgs returns for the CLI's flags. */
-type ParsedFlags = ReturnType<
-  typeof parseArgs<{ options: typeof cliOptions; allowPositionals: true; strict: true }>
->;
+/** What the command line holds once it parsed: the flags' values and the command word(s). */
+export interface CommandLine {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+/** How to get help: the last line of a usage error about an option. */
+const seeHelp = 'run kube-sweep --help for the commands and options';
 
 /**
- * Parses argv (YAML list values joined first, see joinYamlListValues).
- * @returns the flags and positionals, or the exit code 2 after writing the usage error to `err`.
+ * A value after a flag may start with `-` when it is a negative number or duration (`-1`,
+ * `-5m`: the input then says what it takes) or a YAML list item (`- {code: X}`, as the README
+ * writes `ignore`); anything else that starts with `-` is taken for a flag given no value.
  */
-function parseFlags(argv: readonly string[], err: (s: string) => void): ParsedFlags | 2 {
-  try {
-    return parseArgs({
-      args: joinYamlListValues(argv),
-      allowPositionals: true,
-      strict: true,
-      options: cliOptions,
-    });
-  } catch (error) {
-    const message = (error as Error).message;
-    err(
-      /'--mode'/.test(message)
-        ? `kube-sweep: --mode is not a flag: the command word is the mode (kube-sweep ${commands.join('|')} ...)\n`
-        : `kube-sweep: ${message}\n\n${usage}\n`,
-    );
-    return 2;
+const dashValue = /^-(\d|\.\d|\s)/;
+
+/**
+ * Pure: reads the command line (node:util parseArgs, with our own checks on its tokens instead
+ * of its messages). A usage error is a message naming the flag and the fix: an unknown option
+ * (with the closest known one, util/edit-distance.ts), `--mode`, a flag with no value, a value
+ * that looks like a flag, a value given to --help or --version.
+ * @returns the values and positionals, or `{ error }` (the CLI exits 2 with it).
+ */
+export function parseCommandLine(argv: readonly string[]): CommandLine | { readonly error: string } {
+  const { values, positionals, tokens } = parseArgs({
+    args: [...argv],
+    options: flags,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const known = Object.keys(flags);
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const flag = t.rawName;
+    if (t.name === Inputs.mode)
+      return {
+        error: `--mode is not a flag: the command word is the mode (kube-sweep ${commands.join('|')} ...)`,
+      };
+    const spec = (flags as Record<string, { type: 'string' | 'boolean' }>)[t.name];
+    if (!spec) {
+      const near = flag.startsWith('--') ? closestMatch(t.name, known) : undefined;
+      return {
+        error: `unknown option ${flag}${near ? `; did you mean --${near}?` : ''}\n${seeHelp}`,
+      };
+    }
+    if (spec.type === 'boolean' && t.value !== undefined)
+      return { error: `${flag} takes no value (it is given '${t.value}')\n${seeHelp}` };
+    if (spec.type !== 'string') continue;
+    if (t.value === undefined) return { error: `${flag} needs a value: ${flag} <value>\n${seeHelp}` };
+    if (t.inlineValue || !t.value.startsWith('-') || dashValue.test(t.value)) continue;
+    const next = t.value.replace(/^--?([^=]*).*$/s, '$1');
+    return {
+      error:
+        next === Inputs.mode || Object.hasOwn(flags, next)
+          ? `${flag} needs a value before ${t.value}: ${flag} <value>\n${seeHelp}`
+          : `${flag} is followed by '${t.value}', which starts with '-' and so is not taken as its value; ` +
+            `to give it as the value, write ${flag}=${t.value}`,
+    };
   }
+  return { values: values as CommandLine['values'], positionals };
+}
+
+/**
+ * Pure: the command word, or a usage error: none given, more than one, or not a command (with
+ * the closest command).
+ */
+export function commandOf(positionals: readonly string[]): Mode | { readonly error: string } {
+  const [command, ...extra] = positionals;
+  if (command === undefined)
+    return { error: `a command is needed: ${commands.join(', ')} (kube-sweep <command> [options])` };
+  if (!(commands as readonly string[]).includes(command)) {
+    const near = closestMatch(command, commands);
+    return {
+      error: `unknown command '${command}'${near ? `; did you mean ${near}?` : ''}; commands: ${commands.join(', ')}`,
+    };
+  }
+  if (extra.length)
+    return {
+      error: `'${extra[0]}' follows the command '${command}', which takes no argument: give everything else as options (the scope with --namespaces, --selector or --releases)`,
+    };
+  return command as Mode;
 }
 
 /**
@@ -282,8 +309,8 @@ function parseFlags(argv: readonly string[], err: (s: string) => void): ParsedFl
  * @throws any error that is not an InputError.
  */
 function settingsFromFlags(
-  command: string,
-  values: ParsedFlags['values'],
+  command: Mode,
+  values: CommandLine['values'],
   err: (s: string) => void,
 ): Settings | 2 {
   try {
@@ -326,7 +353,7 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
   const kindWarning = await kind.done();
   if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
   if (settings.github.prComment || settings.github.checkRun) {
-    const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
+    const github = await publishToGitHub(settings.github, report, renderMarkdown(report, 'cli'), {
       env: process.env,
       info: progress,
       notice: progress,
@@ -357,7 +384,7 @@ function emitReport(
     }
   }
   if (output === 'json') out(JSON.stringify(report, null, 2) + '\n');
-  else if (output === 'markdown') out(renderMarkdown(report));
+  else if (output === 'markdown') out(renderMarkdown(report, 'cli'));
   else out(text(report));
 }
 
@@ -370,8 +397,11 @@ export async function main(
   out: (s: string) => void,
   err: (s: string) => void,
 ): Promise<number> {
-  const parsed = parseFlags(argv, err);
-  if (parsed === 2) return 2;
+  const parsed = parseCommandLine(argv);
+  if ('error' in parsed) {
+    err(`kube-sweep: ${parsed.error}\n`);
+    return 2;
+  }
   const { values, positionals } = parsed;
   if (values.help) {
     out(`${install}\n\n${usage}\n`);
@@ -381,9 +411,9 @@ export async function main(
     out(versionLine(buildInfo()) + '\n');
     return 0;
   }
-  const command = positionals[0] ?? '';
-  if (!(commands as readonly string[]).includes(command)) {
-    err(`kube-sweep: unknown command '${command}'; commands: ${commands.join(', ')}\n\n${usage}\n`);
+  const command = commandOf(positionals);
+  if (typeof command !== 'string') {
+    err(`kube-sweep: ${command.error}\n\n${usage}\n`);
     return 2;
   }
   const output = String(values.output);

@@ -125,20 +125,44 @@ const kindClusterName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // (parse-duration would read it as milliseconds, which nobody means for a timeout).
 const durationPattern = /^(\d+(\.\d+)?(ms|s|m|h|d))+$/;
 
-function duration(name: InputName) {
+/**
+ * The longest time budget kube-sweep takes, in ms: 2^31 − 1, the longest delay Node.js's
+ * `setTimeout` keeps (a longer one is set to 1 ms with a TimeoutOverflowWarning, and
+ * `AbortSignal.timeout` refuses more than 2^32 − 1 with a RangeError). The waits, the helm
+ * uninstall processes and every API request run on such timers, so `timeout`, `stage-timeout`,
+ * `request-timeout` and `kind-wait` are refused above it.
+ */
+export const maxDurationMs = 2 ** 31 - 1;
+
+/** `maxDurationMs` in whole seconds, as a duration input is written (24d 20h 31m 23.647s, floored). */
+export const maxDurationText = '24d20h31m23s';
+
+/**
+ * A duration input in ms (rounded to whole ms, at least 1). With `capped`, longer than
+ * `maxDurationMs` is refused; `stuck-after` is an age compared with timestamps, not a timer, so
+ * it has no maximum.
+ */
+function duration(name: InputName, capped = true) {
   return z.string().transform((raw, ctx) => {
-    if (!durationPattern.test(raw.trim())) {
+    const ms = durationPattern.test(raw.trim()) ? parseDuration(raw.trim()) : undefined;
+    if (ms === null || ms === undefined || Number.isNaN(ms) || Math.round(ms) < 1) {
       ctx.addIssue({
         code: 'custom',
         message: `input '${name}' is '${raw}', which is not a positive duration; write it like 90s, 5m or 1h30m`,
       });
       return z.NEVER;
     }
-    const ms = parseDuration(raw.trim());
-    if (ms === null || ms === undefined || !Number.isFinite(ms) || ms <= 0) {
+    if (capped && ms > maxDurationMs) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}', which is not a positive duration; write it like 90s, 5m or 1h30m`,
+        message: `input '${name}' is '${raw}', longer than the maximum, ${maxDurationText} (2^31-1 ms, the longest timer Node.js can set); write ${maxDurationText} or less, e.g. 24d`,
+      });
+      return z.NEVER;
+    }
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `input '${name}' is '${raw}', a number too large to read; write it like 90s, 5m or 1h30m`,
       });
       return z.NEVER;
     }
@@ -412,7 +436,7 @@ const schema = z
       return z.NEVER;
     }),
     [Inputs.failOn]: failOn(),
-    [Inputs.stuckAfter]: duration(Inputs.stuckAfter),
+    [Inputs.stuckAfter]: duration(Inputs.stuckAfter, false),
     [Inputs.ignore]: ignoreEntries(),
     [Inputs.remediate]: oneOf(Inputs.remediate, ['none', 'safe']),
     [Inputs.etcdEndpoint]: z.string().transform((raw, ctx) => {

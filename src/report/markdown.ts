@@ -1,12 +1,19 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
-import type { InventorySummary, PlanSummary, Report, Verdict } from './report.js';
+import {
+  goneWithNamespace,
+  type InventorySummary,
+  type PlanSummary,
+  type Report,
+  type Verdict,
+} from './report.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';
-import { firstAction, objectLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
+import { firstAction, rootCauseLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
+import { inFaceTerms, inputName, inputSetting, type Face } from './face.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -77,24 +84,25 @@ function seconds(ms: number): string {
  * first: the verdict, then one line per root cause with the first safe action (within the first
  * screen, about 15 lines), then expected notes (warnings, kept objects, informational findings),
  * then the plan, the teardown, remediation, each root cause's evidence and remedy, and the
- * inventory.
+ * inventory. `face`: whose words name the inputs and settings (action inputs, or the CLI's
+ * flags; src/report/face.ts), as the CLI's text output does.
  */
-export function renderMarkdown(report: Report): string {
+export function renderMarkdown(report: Report, face: Face = 'action'): string {
   const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
   return [
-    ...renderHeadline(report),
+    ...renderHeadline(report, face),
     ...(report.findings && roots
-      ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []))
+      ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)
       : []),
-    ...renderClusterLine(report),
-    ...renderNotes(report, roots?.notes ?? []),
-    ...(report.plan ? renderPlan(report.plan) : []),
+    ...renderClusterLine(report, face),
+    ...renderNotes(report, roots?.notes ?? [], face),
+    ...(report.plan ? renderPlan(report.plan, report.findings ?? []) : []),
     ...(report.dryRun ? renderDryRun(report.dryRun) : []),
-    ...(report.teardown ? renderTeardown(report.teardown, leftoverWhyOf(report)) : []),
-    ...(report.remediation ? renderRemediation(report.remediation) : []),
+    ...(report.teardown ? renderTeardown(report.teardown, leftoverWhyOf(report), face) : []),
+    ...(report.remediation ? renderRemediation(report.remediation, face) : []),
     ...(roots ? renderRootCauseDetails(roots) : []),
     ...(report.suppressed ?? []).flatMap((x) => [
-      `Suppressed by ignore ${codeSpan(x.entry)}: ${x.count}.`,
+      `Suppressed by ${inputName(face, 'ignore')} ${codeSpan(x.entry)}: ${x.count}.`,
       '',
     ]),
     ...(report.inventory ? renderInventory(report.inventory) : []),
@@ -102,18 +110,22 @@ export function renderMarkdown(report: Report): string {
 }
 
 /** The verdict, and the error when the run could not do its job. */
-function renderHeadline(report: Report): string[] {
+function renderHeadline(report: Report, face: Face): string[] {
   const headline = report.dryRun
     ? '📋 kube-sweep: dry run of the teardown (nothing was deleted)'
     : headlines[report.verdict];
-  return [`## ${headline}`, '', ...(report.error ? [escapeMarkdown(report.error), ''] : [])];
+  return [
+    `## ${headline}`,
+    '',
+    ...(report.error ? [escapeMarkdown(inFaceTerms(face, report.error)), ''] : []),
+  ];
 }
 
 /** Which cluster, which version, which mode (after the root causes: context, not news). */
-function renderClusterLine(report: Report): string[] {
+function renderClusterLine(report: Report, face: Face): string[] {
   if (!report.cluster.server) return [];
   return [
-    `Cluster ${codeSpan(report.cluster.server)} (Kubernetes ${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), mode ${codeSpan(report.mode)}.`,
+    `Cluster ${codeSpan(report.cluster.server)} (Kubernetes ${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), ${face === 'cli' ? 'command' : 'mode'} ${codeSpan(report.mode)}.`,
     '',
   ];
 }
@@ -122,11 +134,11 @@ function renderClusterLine(report: Report): string[] {
  * Expected notes, after the root causes: the run's warnings, objects kept on purpose with what
  * became of them, Helm hook objects, and informational findings that do not fail the step.
  */
-function renderNotes(report: Report, notes: readonly RootCause[]): string[] {
+function renderNotes(report: Report, notes: readonly RootCause[], face: Face): string[] {
   const kept = keptAfterRun(report.teardown);
   const hooks = report.teardown?.hookLeftovers ?? [];
   const lines = [
-    ...report.warnings.map((w) => `- ⚠️ ${escapeMarkdown(w)}`),
+    ...report.warnings.map((w) => `- ⚠️ ${escapeMarkdown(inFaceTerms(face, w))}`),
     ...kept.map(
       (k) => `- Kept on purpose (\`helm.sh/resource-policy: keep\`): ${objectName(k.object)}, ${k.fate}.`,
     ),
@@ -134,6 +146,8 @@ function renderNotes(report: Report, notes: readonly RootCause[]): string[] {
       ? [
           `- Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${hooks
             .map((b) => {
+              if (goneWithNamespace(b, report.teardown!))
+                return `${objectName(b)} (then deleted with its namespace)`;
               const why = leftoverWhyOf(report)(b);
               return why ? `${objectName(b)} (${why})` : objectName(b);
             })
@@ -166,12 +180,39 @@ export function keptAfterRun(
     }));
 }
 
-/** The plan: namespaces, stages and releases, and why this order. */
-function renderPlan(p: PlanSummary): string[] {
+/**
+ * Pure: what the findings say a teardown of this plan will meet, before anything is deleted:
+ * each namespace to delete whose deletion will hang (`NamespaceDeletionWillHang`, with the
+ * first safe action), and each StatefulSet whose claims its retention policy keeps
+ * (`StatefulSetClaimsRetained`), with whether the plan's namespace deletion removes them.
+ */
+export function planForecast(p: PlanSummary, findings: readonly Finding[]): string[] {
+  const deleted = new Set(p.namespacesToDelete);
+  const hang = findings.filter((f) => f.code === 'NamespaceDeletionWillHang' && deleted.has(f.object.name));
+  const retained = findings.filter((f) => f.code === 'StatefulSetClaimsRetained');
+  return [
+    ...hang.map(
+      (f) =>
+        `- ⚠️ **Namespace deletion will hang:** ${escapeMarkdown(f.message)}. ${escapeMarkdown(firstAction(f))}`,
+    ),
+    ...retained.map(
+      (f) =>
+        `- Claims that will stay after the uninstall: ${escapeMarkdown(f.message)}; ` +
+        (f.object.namespace !== undefined && deleted.has(f.object.namespace)
+          ? `this teardown deletes namespace ${codeSpan(f.object.namespace)} afterwards, which removes them.`
+          : `this teardown does not delete namespace ${codeSpan(f.object.namespace ?? '')}: they stay.`),
+    ),
+  ];
+}
+
+/** The plan: namespaces, what the teardown will meet, stages and releases, and why this order. */
+function renderPlan(p: PlanSummary, findings: readonly Finding[]): string[] {
   const out = ['### Plan', '', `Namespaces in scope: ${p.namespaces.map(codeSpan).join(', ') || '(none)'}.`];
   if (p.namespacesToDelete.length)
     out.push(`Deleted after the last stage: ${p.namespacesToDelete.map(codeSpan).join(', ')}.`);
   out.push('');
+  const forecast = planForecast(p, findings);
+  if (forecast.length) out.push(...forecast, '');
   if (p.stages.length === 0) out.push('No Helm release in scope.', '');
   else {
     out.push(
@@ -198,15 +239,16 @@ function renderPlan(p: PlanSummary): string[] {
   return out;
 }
 
-const namespaceResults = {
-  stuck: '**stuck in Terminating**',
-  absent: 'was not there',
-  deleted: 'deleted',
-  'not-waited': '**deletion requested, not waited for long enough** (the overall `timeout` ran out)',
-} as const;
+const namespaceResults = (face: Face) =>
+  ({
+    stuck: '**stuck in Terminating**',
+    absent: 'was not there',
+    deleted: 'deleted',
+    'not-waited': `**deletion requested, not waited for long enough** (the overall ${codeSpan(inputName(face, 'timeout'))} ran out)`,
+  }) as const;
 
 /** The teardown: each release and namespace with its result, then what is still there and why. */
-function renderTeardown(t: TeardownResult, why: LeftoverWhy): string[] {
+function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string[] {
   const out = ['### Teardown', '', '| stage | release | result | duration |', '| ---: | --- | --- | ---: |'];
   for (const s of t.stages) {
     for (const r of s.releases) {
@@ -221,7 +263,7 @@ function renderTeardown(t: TeardownResult, why: LeftoverWhy): string[] {
   }
   for (const n of t.namespaces)
     out.push(
-      `| — | namespace ${codeSpan(n.name)} | ${namespaceResults[n.status]} | ${seconds(n.durationMs)} |`,
+      `| — | namespace ${codeSpan(n.name)} | ${namespaceResults(face)[n.status]} | ${seconds(n.durationMs)} |`,
     );
   out.push('');
   const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
@@ -235,21 +277,21 @@ function renderTeardown(t: TeardownResult, why: LeftoverWhy): string[] {
     for (const b of blockers) out.push(blockerRow(b, deletedNamespacesOf(t), why(b)));
     out.push('');
   }
-  out.push(...renderTeardownGaps(t));
+  out.push(...renderTeardownGaps(t, face));
   for (const n of t.namespaces.filter((x) => x.status === 'stuck'))
-    out.push(...renderStuckNamespace(n, why({ apiVersion: 'v1', kind: 'Namespace', name: n.name })));
+    out.push(...renderStuckNamespace(n, why({ apiVersion: 'v1', kind: 'Namespace', name: n.name }), face));
   return out;
 }
 
 /** What the teardown could not check or do in order (the verdict cannot be clean). */
-function renderTeardownGaps(t: TeardownResult): string[] {
+function renderTeardownGaps(t: TeardownResult, face: Face): string[] {
   const out: string[] = [];
   const errors = [...t.stages.flatMap((s) => s.errors), ...t.errors];
   if (errors.length)
     out.push(
       'Could not check (the verdict cannot be clean):',
       '',
-      ...errors.map((e) => `- ${escapeMarkdown(e)}`),
+      ...errors.map((e) => `- ${escapeMarkdown(inFaceTerms(face, e))}`),
       '',
     );
   const unverifiable = t.stages.flatMap((s) => s.unverifiableKinds);
@@ -268,7 +310,7 @@ function renderTeardownGaps(t: TeardownResult): string[] {
 }
 
 /** A namespace stuck in Terminating: its own finalizers and the conditions that block it. */
-function renderStuckNamespace(n: TeardownResult['namespaces'][number], why: string): string[] {
+function renderStuckNamespace(n: TeardownResult['namespaces'][number], why: string, face: Face): string[] {
   const out = [`#### Namespace ${codeSpan(n.name)} is stuck in Terminating`, ''];
   if (why) out.push(`- root cause (see Findings): ${why}`);
   if (n.metadataFinalizers.length)
@@ -277,7 +319,7 @@ function renderStuckNamespace(n: TeardownResult['namespaces'][number], why: stri
     );
   if (!n.blockingConditions.length && !n.metadataFinalizers.length)
     out.push(
-      '- its conditions name no cause yet: the namespace controller may still be working; raise `stage-timeout`',
+      `- its conditions name no cause yet: the namespace controller may still be working; raise ${codeSpan(inputName(face, 'stage-timeout'))}`,
     );
   for (const c of n.blockingConditions)
     out.push(`- ${codeSpan(c.type)} (${escapeMarkdown(c.reason)}): ${escapeMarkdown(c.message)}`);
@@ -321,9 +363,9 @@ function renderInventory(inv: InventorySummary): string[] {
 }
 
 /** Pure: the actions of `remediate: safe` with their results, and what was left alone. */
-export function renderRemediation(r: RemediationReport): string[] {
+export function renderRemediation(r: RemediationReport, face: Face = 'action'): string[] {
   const out = [
-    '### Remediation (remediate: safe)',
+    `### Remediation (${inputSetting(face, 'remediate', 'safe')})`,
     '',
     `${r.counts.done} action(s) done, ${r.counts.failed} failed, ${r.counts.skipped} finding(s) left alone; ` +
       `${r.findingsBefore} finding(s) before, the findings below are from a scan after it.`,
@@ -417,12 +459,14 @@ export function renderRootCauses(
   findings: readonly Finding[],
   roots: RootCauses,
   failing: ReadonlySet<string>,
+  face: Face = 'action',
 ): string[] {
   if (findings.length === 0) return ['### Findings: none', ''];
+  const policy = face === 'cli' ? '--fail-on' : 'the fail-on policy';
   const over =
     failing.size === findings.length && failing.size > 0
-      ? `all ${failing.size} over the fail-on policy`
-      : `${failing.size} over the fail-on policy`;
+      ? `all ${failing.size} over ${policy}`
+      : `${failing.size} over ${policy}`;
   const parts = [
     plural(roots.causes.length, 'root cause'),
     plural(roots.linked, 'linked finding'),
@@ -434,7 +478,7 @@ export function renderRootCauses(
   out.push('| | code | object | explains | first safe action |', '| --- | --- | --- | --- | --- |');
   for (const r of roots.causes)
     out.push(
-      `| ${severityIcon[r.finding.severity]} | ${codesOf(r, failing)} | ${objectName(r.finding.object)} | ${explainsText(r)} | ${escapeMarkdown(firstAction(r.finding))} |`,
+      `| ${severityIcon[r.finding.severity]} | ${codesOf(r, failing)} | ${r.group.length ? escapeMarkdown(rootCauseLabel(r)) : objectName(r.finding.object)} | ${explainsText(r)} | ${escapeMarkdown(firstAction(r.finding))} |`,
     );
   out.push(
     '',
@@ -455,9 +499,14 @@ export function renderRootCauseDetails(roots: RootCauses): string[] {
   const out = ['### Root causes in detail', ''];
   for (const r of entries) {
     const f = r.finding;
-    const title = `${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(objectLabel(f.object))}${r.explains.length ? ` (root cause of ${r.explains.length})` : ''}`;
+    const title = `${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(rootCauseLabel(r))}${r.explains.length ? ` (root cause of ${r.explains.length})` : ''}`;
     out.push(`<details><summary>${title}</summary>`, '', escapeMarkdown(f.message), '');
     for (const e of f.evidence) out.push(`- ${escapeMarkdown(e)}`);
+    if (r.group.length) {
+      out.push('', 'The same remedy covers these findings too:');
+      for (const g of r.group)
+        out.push(`- ${codeSpan(g.code)} ${objectName(g.object)}: ${escapeMarkdown(g.message)}`);
+    }
     for (const other of r.sameObject) {
       out.push('', `Also about this object: ${codeSpan(other.code)}: ${escapeMarkdown(other.message)}`, '');
       for (const e of other.evidence) out.push(`- ${escapeMarkdown(e)}`);

@@ -174,7 +174,22 @@ export function scanVerdict(
   return coverageGaps > 0 ? 'partial' : 'clean';
 }
 
-/** Pure: whether a teardown left anything behind (see Verdict). */
+/**
+ * Pure: whether a namespaced object went with a namespace the teardown deleted and saw gone (the
+ * namespace controller deletes everything a namespace stores): a Helm hook object found before
+ * its namespace was deleted is then not left behind.
+ */
+export function goneWithNamespace(o: { readonly namespace?: string }, result: TeardownResult): boolean {
+  return (
+    o.namespace !== undefined &&
+    result.namespaces.some((n) => n.name === o.namespace && n.status === 'deleted')
+  );
+}
+
+/**
+ * Pure: whether a teardown left anything behind (see Verdict). Hook objects in a namespace the
+ * teardown then deleted do not count (`goneWithNamespace`).
+ */
 export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
   const dirty =
     result.timedOut ||
@@ -187,7 +202,7 @@ export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
         s.crdInstances.some((c) => c.remaining.length > 0),
     ) ||
     result.namespaces.some((n) => n.status !== 'deleted' && n.status !== 'absent') ||
-    result.hookLeftovers.length > 0 ||
+    result.hookLeftovers.some((b) => !goneWithNamespace(b, result)) ||
     result.errors.length > 0;
   return dirty ? 'leftovers' : 'clean';
 }

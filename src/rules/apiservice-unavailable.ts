@@ -1,12 +1,78 @@
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
-import { conditionOf, fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
+import { conditionOf, fullObjectsOf, refOfWhole, type APIServiceObject } from './kubernetes-objects.js';
 import { describeCondition } from './namespace-conditions.js';
-import type { Rule } from './rule.js';
+import type { Rule, RuleContext } from './rule.js';
 import { serviceBackends, servicePath } from './service-backends.js';
 import { formatDuration, ageSeconds } from './snapshot-views.js';
 
 const rule = 'apiservice-unavailable';
+
+/** One unavailable aggregated APIService, as the rule reads it. */
+interface StaleApiService {
+  readonly object: APIServiceObject;
+  readonly name: string;
+  readonly groupVersion: string;
+  readonly service: NonNullable<NonNullable<APIServiceObject['spec']>['service']>;
+}
+
+/** The aggregated APIServices whose `Available` condition is False, in snapshot order. */
+function staleApiServices(inventory: Parameters<Rule['check']>[0]): StaleApiService[] {
+  return fullObjectsOf(inventory, 'apiservices').flatMap((object) => {
+    const service = object.spec?.service;
+    if (!service || conditionOf(object.status?.conditions, 'Available')?.status !== 'False') return [];
+    return [
+      {
+        object,
+        name: object.metadata?.name ?? '',
+        groupVersion: `${object.spec?.group ?? ''}/${object.spec?.version ?? ''}`,
+        service,
+      },
+    ];
+  });
+}
+
+const apiServiceRef = (a: StaleApiService) =>
+  refOfWhole('apiregistration.k8s.io/v1', 'APIService', a.object.metadata);
+
+/**
+ * The `NamespaceDeletionWillHang` finding of one environment namespace that exists and is not
+ * being deleted yet, while `stale` APIServices are unavailable: a teardown that deletes it
+ * hangs in Terminating (NamespaceDeletionDiscoveryFailure) until they are fixed or deleted.
+ * The linker (link.ts) links it to their `StaleAPIService` findings.
+ */
+function willHangFinding(
+  namespace: { metadata?: { name?: string; uid?: string } },
+  stale: readonly StaleApiService[],
+  describe: (a: StaleApiService) => string,
+  context: RuleContext,
+): Finding {
+  const name = namespace.metadata?.name ?? '';
+  const list = stale.map(describe).join('; ');
+  return buildFinding(
+    rule,
+    'NamespaceDeletionWillHang',
+    {
+      object: refOfWhole('v1', 'Namespace', namespace.metadata),
+      message:
+        `Deleting namespace ${name} will hang in Terminating: the namespace controller cannot discover ` +
+        `${list}, and it finishes no namespace until discovery is complete`,
+      evidence: stale.map((a) => `not Available: ${describe(a)}`),
+      remediation: {
+        summary:
+          `Restore the backend of ${stale.map((a) => `APIService ${a.name} (service ${servicePath(a.service)})`).join(' and ')}, ` +
+          `or delete the APIService if its API is no longer wanted, before deleting namespace ${name}. ` +
+          'Otherwise the namespace stays Terminating until then; do not clear its finalizers.',
+        commands: stale.flatMap((a) => [
+          `kubectl get apiservice ${a.name} -o yaml`,
+          '# if the API is no longer wanted:',
+          `kubectl delete apiservice ${a.name}`,
+        ]),
+      },
+    },
+    context,
+  );
+}
 
 /**
  * apiservice-unavailable: an aggregated APIService (apiregistration.k8s.io/v1, with
@@ -17,20 +83,30 @@ const rule = 'apiservice-unavailable';
  * complete (scenario S01: it cannot prove the namespace empty), so one such APIService blocks
  * every namespace deletion in the cluster. Reported at once, without a threshold: the blocking
  * starts as soon as the condition is False. Local APIServices (no `spec.service`) are skipped.
+ * While one is unavailable, each namespace of the environment that exists and is not being
+ * deleted yet gets `NamespaceDeletionWillHang` (linked to the StaleAPIService findings), so that
+ * a plan or dry run says before anything is deleted that the namespace deletion will hang.
  */
 export const apiServiceUnavailableRule: Rule = {
   name: rule,
   title: 'Aggregated APIServices that are not Available',
-  codes: ['StaleAPIService'],
+  codes: ['StaleAPIService', 'NamespaceDeletionWillHang'],
   check(inventory, context) {
     const backend = serviceBackends(inventory);
+    const stale = staleApiServices(inventory);
+    const describe = (a: StaleApiService) => {
+      const state = backend(a.service);
+      const reason = conditionOf(a.object.status?.conditions, 'Available')?.reason ?? 'no reason';
+      return (
+        `${a.groupVersion} (APIService ${a.name}, ${reason}: service ${servicePath(a.service)}` +
+        ('detail' in state ? `, ${state.detail}` : '') +
+        ')'
+      );
+    };
     const findings: Finding[] = [];
-    for (const apiService of fullObjectsOf(inventory, 'apiservices')) {
-      const service = apiService.spec?.service;
-      const available = conditionOf(apiService.status?.conditions, 'Available');
-      if (!service || available?.status !== 'False') continue;
-      const name = apiService.metadata?.name ?? '';
-      const groupVersion = `${apiService.spec?.group ?? ''}/${apiService.spec?.version ?? ''}`;
+    for (const a of stale) {
+      const { object: apiService, name, groupVersion, service } = a;
+      const available = conditionOf(apiService.status?.conditions, 'Available')!;
       const state = backend(service);
       const since = ageSeconds(available.lastTransitionTime, context.now);
       findings.push(
@@ -38,7 +114,7 @@ export const apiServiceUnavailableRule: Rule = {
           rule,
           'StaleAPIService',
           {
-            object: refOfWhole('apiregistration.k8s.io/v1', 'APIService', apiService.metadata),
+            object: apiServiceRef(a),
             namespaces: [service.namespace],
             message:
               `APIService ${name} is not Available (${available.reason ?? 'no reason'}): discovery of ` +
@@ -68,6 +144,13 @@ export const apiServiceUnavailableRule: Rule = {
         ),
       );
     }
+    if (stale.length === 0) return findings;
+    for (const namespace of fullObjectsOf(inventory, 'namespaces'))
+      if (
+        context.environmentNamespaces.has(namespace.metadata?.name ?? '') &&
+        !namespace.metadata?.deletionTimestamp
+      )
+        findings.push(willHangFinding(namespace, stale, describe, context));
     return findings;
   },
 };

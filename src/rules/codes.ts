@@ -32,6 +32,10 @@ export const findingCodes = {
     severity: 'error',
     title: 'Aggregated APIService is unavailable (blocks every namespace deletion)',
   },
+  NamespaceDeletionWillHang: {
+    severity: 'warning',
+    title: 'Namespace of the environment whose deletion will hang on an unavailable APIService',
+  },
   OrphanInMissingNamespace: {
     severity: 'error',
     title: 'Object stored in a namespace that does not exist',
@@ -107,6 +111,10 @@ export const findingCodes = {
   StatefulSetClaimLeftover: {
     severity: 'warning',
     title: 'PersistentVolumeClaim of a StatefulSet that no longer exists (data left behind)',
+  },
+  StatefulSetClaimsRetained: {
+    severity: 'info',
+    title: 'StatefulSet of the environment whose claims its retention policy keeps when deleted',
   },
   CSIDriverGone: {
     severity: 'error',

@@ -213,9 +213,9 @@ function objectLeftoverFinding(
       ],
       remediation: {
         summary: kept
-          ? 'It was kept on purpose: decide whether its data is still needed. Delete it when it is not; to reuse ' +
-            'it, let the next release adopt it (--take-ownership or re-annotate).'
-          : 'Nothing manages it any more: delete it, or let a new release adopt it (--take-ownership or re-annotate).',
+          ? 'Decide whether the data of this object, which Helm kept on purpose, is still needed; delete it when ' +
+            'it is not, or let the next release adopt it (--take-ownership or re-annotate) to reuse it.'
+          : 'Delete it, or let a new release adopt it (--take-ownership or re-annotate): nothing manages it any more.',
         commands: [
           getYaml(o),
           adoptComment,
@@ -257,8 +257,8 @@ function unattributedHookFinding(o: ObjectMetadata, context: RuleContext): Findi
       ],
       remediation: {
         summary:
-          'A hook left behind by an uninstall (with --no-hooks, or a hook-delete-policy that did not apply). ' +
-          'Check that no release installed elsewhere created it, then delete it.',
+          'Check that no release installed elsewhere created this hook object, then delete it. An uninstall left ' +
+          'it behind (with --no-hooks, or a hook-delete-policy that did not apply).',
         commands: [getYaml(o), '# not needed any more:', deleteCommand(o)],
       },
     },

@@ -163,7 +163,11 @@ function lostFinding(
  * controller) hold them, and Helm purged the record anyway. One finding per release, about its
  * first held object; `causedBy` (link.ts) names the findings that hold them. Objects of such a
  * release that are not being deleted are listed here too and reported one by one as
- * `HelmLeftover`. Not judged when Secrets could not be listed in full.
+ * `HelmLeftover`. Not judged when Secrets could not be listed in full. Releases this run's
+ * teardown uninstalled (`context.removedReleases`) are skipped: Helm dropped their record
+ * because the uninstall succeeded, the teardown read their manifest before and waited for
+ * their objects itself, so its leftovers diagnosis and the rules that explain what holds
+ * them (a finalizer whose operator is gone, a stuck namespace) report them.
  */
 export const helmReleaseRecordLostRule: Rule = {
   name: rule,
@@ -172,6 +176,9 @@ export const helmReleaseRecordLostRule: Rule = {
   check(inventory, context) {
     if (!wasListed(inventory, '', 'secrets')) return [];
     const histories = releaseHistoriesById(inventory);
+    // A release this run uninstalled lost its record because the uninstall succeeded: the
+    // teardown read its manifest first and waits for its objects itself.
+    const removedByRun = new Set((context.removedReleases ?? []).map((r) => releaseId(r.namespace, r.name)));
     const objectsByRelease = new Map<
       string,
       { release: { namespace: string; name: string }; objects: ObjectMetadata[] }
@@ -181,7 +188,7 @@ export const helmReleaseRecordLostRule: Rule = {
       if (!release) continue;
       const id = releaseId(release.namespace, release.name);
       const history = histories.get(id);
-      if (history && isInstalled(history)) continue;
+      if ((history && isInstalled(history)) || removedByRun.has(id)) continue;
       const entry = objectsByRelease.get(id) ?? { release, objects: [] };
       entry.objects.push(o);
       objectsByRelease.set(id, entry);

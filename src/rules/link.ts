@@ -7,6 +7,7 @@
  * - NamespaceBlockedByDiscovery → StaleAPIService of each group-version its DiscoveryFailure
  *   condition names (the APIService named `<version>.<group>`, which apiregistration
  *   validation requires); every StaleAPIService when the message names none (S01).
+ * - NamespaceDeletionWillHang → every StaleAPIService (any one blocks every namespace deletion).
  * - NamespaceBlockedByFinalizer → StuckFinalizer / OperatorGoneFinalizer of each finalizer that
  *   remains in the namespace (S02, S03); WebhookBackendMissing of webhooks that intercept
  *   UPDATE of a resource holding one, because they reject the finalizer's removal (S04).
@@ -117,6 +118,8 @@ function namespaceCauses(f: Finding, inventory: Inventory, staleKeys: readonly s
       ];
     case 'NamespaceStuckTerminating':
       return pods;
+    case 'NamespaceDeletionWillHang':
+      return [...staleKeys];
     default:
       return [];
   }

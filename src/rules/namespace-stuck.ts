@@ -105,18 +105,23 @@ function discoveryFinding(ns: StuckNamespace, inventory: Inventory): FindingPart
   };
 }
 
+/** The finalizers the namespace's content carries: the condition's and the snapshot's, sorted. */
+function contentFinalizersOf(ns: StuckNamespace, content: readonly ObjectMetadata[]): string[] {
+  return [
+    ...new Set([
+      ...ns.state.remainingFinalizers.map((f) => f.finalizer),
+      ...content.flatMap((o) => o.finalizers!),
+    ]),
+  ].sort();
+}
+
 /**
  * The message of a namespace held by finalizers: its own `metadata.finalizers` (set by some
  * controller on the Namespace object; the namespace controller removes only `spec.finalizers`)
  * said as such, and the finalizers its content still carries.
  */
 function finalizerMessage(ns: StuckNamespace, own: readonly string[], content: readonly ObjectMetadata[]) {
-  const finalizers = [
-    ...new Set([
-      ...ns.state.remainingFinalizers.map((f) => f.finalizer),
-      ...content.flatMap((o) => o.finalizers!),
-    ]),
-  ].sort();
+  const finalizers = contentFinalizersOf(ns, content);
   const parts = [
     ...(own.length
       ? [
@@ -132,6 +137,27 @@ function finalizerMessage(ns: StuckNamespace, own: readonly string[], content: r
       : []),
   ];
   return `${header(ns)}: ${parts.join('; and ')}`;
+}
+
+/**
+ * The first safe action of a namespace held by finalizers, one sentence that names them: restore
+ * the controllers of the finalizers its content carries, and the controller that set the
+ * Namespace's own metadata.finalizers (the namespace controller never removes those).
+ */
+function finalizerAction(ns: StuckNamespace, own: readonly string[], content: readonly ObjectMetadata[]) {
+  const contentFinalizers = contentFinalizersOf(ns, content);
+  const list = (names: readonly string[]) => `finalizer${names.length === 1 ? '' : 's'} ${names.join(', ')}`;
+  const parts = [
+    ...(contentFinalizers.length
+      ? [`the controller of ${list(contentFinalizers)} on the objects in namespace ${ns.name}`]
+      : []),
+    ...(own.length ? [`the controller that set ${list(own)} on Namespace ${ns.name} itself`] : []),
+  ];
+  return (
+    `Restore ${parts.length ? parts.join(', and ') : `the controllers of the finalizers in namespace ${ns.name}`} ` +
+    '(reinstall or scale up the operator that owns each) and let it remove them after its cleanup' +
+    (own.length ? '; the namespace controller never removes metadata.finalizers.' : '.')
+  );
 }
 
 function finalizerFinding(ns: StuckNamespace, inventory: Inventory): FindingParts {
@@ -150,10 +176,7 @@ function finalizerFinding(ns: StuckNamespace, inventory: Inventory): FindingPart
       ...remainingEvidence(ns, inventory),
     ],
     remediation: {
-      summary:
-        'Let the controller of each finalizer finish: reinstall or scale up the operator that owns it, and it ' +
-        'removes the finalizer after its cleanup. Only if that controller is gone for good, remove the ' +
-        'finalizers from exactly these objects.',
+      summary: `${finalizerAction(ns, own, content)} Only if a controller is gone for good, remove its finalizers from exactly these objects.`,
       commands: [...holders.map(getYaml), neverFinalizeNamespace, ...stripFinalizers(holders)],
     },
   };

@@ -93,8 +93,9 @@ export function operatorCreatedLeftovers(
           ],
           remediation: {
             summary:
-              `Made at runtime by ${managedBy} for the removed release; it may still change behaviour (for ` +
-              'example duplicate scrape targets). Check that no other release uses it, then delete it.',
+              'Check that no other release uses it, then delete it. ' +
+              `${managedBy} made it at runtime for the removed release, and it may still change behaviour (for ` +
+              'example duplicate scrape targets).',
             commands: [
               getYaml(o),
               '# not needed any more:',

@@ -53,7 +53,7 @@ export const orphanedCrDataRule: Rule = {
             ],
             remediation: {
               summary:
-                'Create the CRD again (the same group, plural and a served version; temporarily if it is not ' +
+                `Create CRD ${crdName} again (the same group, plural and a served version; temporarily if it is not ` +
                 'wanted), so the objects can be read; let their controller finish or remove their finalizers; ' +
                 'delete them properly; then delete the CRD. A direct etcd delete is the documented last resort.',
               commands: [

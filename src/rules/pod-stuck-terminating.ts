@@ -37,15 +37,14 @@ function remediation(pod: ObjectMetadata, nodeName: string, health: NodeHealth) 
   if (health.state === 'missing')
     return {
       summary:
-        `Node ${nodeName} no longer exists, so PodGC in kube-controller-manager should have force-deleted this ` +
-        'pod within about a minute. Check that kube-controller-manager (its podgc controller) runs; only then ' +
-        'force-delete the pod.',
+        'Check that kube-controller-manager (its podgc controller) runs, and only then force-delete the pod. ' +
+        `Node ${nodeName} no longer exists, so PodGC should have force-deleted this pod within about a minute.`,
       commands: [`kubectl get pod ${pod.name} -n ${ns} -o yaml`, ...forceDeletePod(ns, pod.name)],
     };
   return {
     summary:
-      `The kubelet of node ${nodeName} does not answer, and only it can confirm that the containers stopped. ` +
-      'Recover the node first. If it is gone for good, taint it out-of-service (or delete the Node) so that ' +
+      `Recover node ${nodeName} first: its kubelet does not answer, and only it can confirm that the containers ` +
+      'stopped. If it is gone for good, taint it out-of-service (or delete the Node) so that ' +
       'PodGC removes its pods; force-delete a single pod only as the last resort.',
     commands: [
       `kubectl get node ${nodeName} -o yaml`,

@@ -159,7 +159,7 @@ function leftoverParts(facts: BindingFacts): FindingParts {
     evidence: facts.evidence,
     remediation: {
       summary:
-        'Nothing it names exists any more: delete the binding. For the next teardown, delete the bindings ' +
+        'Delete the binding: nothing it names exists any more. For the next teardown, delete the bindings ' +
         'that name the environment service accounts together with its namespaces (cluster-scoped bindings ' +
         'never go with a namespace).',
       commands: [getYaml(meta), `kubectl delete ${typeNameOf(meta)} ${meta.name}${flag}`],
@@ -182,8 +182,8 @@ function goneSubjectsParts(facts: BindingFacts, gone: readonly ServiceAccountSub
     evidence: facts.evidence,
     remediation: {
       summary:
-        'The binding belongs to someone else (it names other subjects too): remove just the dangling subjects, ' +
-        'not the binding.',
+        'Remove just the dangling subjects from the binding, not the binding: it names other subjects too, so ' +
+        'it belongs to someone else.',
       commands: [getYaml(meta), facts.patch(gone.map((s) => s.index))],
     },
   };
@@ -201,8 +201,8 @@ function missingAccountsParts(facts: BindingFacts, missing: readonly ServiceAcco
     evidence: facts.evidence,
     remediation: {
       summary:
-        'Ranked below a missing namespace: a binding may be made before its ServiceAccount on purpose. If the ' +
-        'ServiceAccount is not coming back, remove the subject.',
+        'Remove the subject if its ServiceAccount is not coming back (a binding may be made before its ' +
+        'ServiceAccount on purpose, so this ranks below a missing namespace).',
       commands: [getYaml(meta), facts.patch(missing.map((s) => s.index))],
     },
   };

@@ -101,7 +101,8 @@ export const staleLeaderLeaseRule: Rule = {
             ],
             remediation: {
               summary:
-                'Delete the Lease: a live instance of its controller recreates it at once, and a new install ' +
+                `Delete Lease ${meta.namespace ?? ''}/${meta.name}: a live instance of its controller recreates it at ` +
+                'once, and a new install ' +
                 'does not wait for the dead holder to expire. For the next teardown, delete the Leases of the ' +
                 'controllers you uninstall.',
               commands: [getYaml(meta), `kubectl delete lease ${meta.name} -n ${meta.namespace ?? ''}`],

@@ -76,7 +76,8 @@ function claimFinding(
       ],
       remediation: {
         summary:
-          'Decide about the data first: it is never deleted by default. Reinstalling the same release mounts it ' +
+          `Decide whether the data of claim ${ns}/${meta.name} is still needed before anything reuses it: it is ` +
+          'never deleted by default. Reinstalling the same release mounts it ' +
           'again (old passwords, old schema). A teardown that deletes the namespace removes it. For ephemeral ' +
           'environments, set persistentVolumeClaimRetentionPolicy.whenDeleted: Delete on the StatefulSet so its ' +
           'claims go with it.',
@@ -93,6 +94,73 @@ function claimFinding(
 }
 
 /**
+ * The `StatefulSetClaimsRetained` note of a StatefulSet of the environment whose claims carry no
+ * ownerReference to it: its retention policy keeps them (`whenDeleted: Retain`, the default; with
+ * `Delete` the StatefulSet controller makes itself their owner, pkg/controller/statefulset
+ * stateful_pod_control.go), so they outlive `helm uninstall` and the StatefulSet.
+ */
+function retainedFinding(
+  set: ObjectMetadata,
+  claims: readonly ObjectMetadata[],
+  context: RuleContext,
+): Finding {
+  const ns = set.namespace ?? '';
+  const names = claims.map((c) => c.name).sort();
+  return buildFinding(
+    rule,
+    'StatefulSetClaimsRetained',
+    {
+      object: refOf(set),
+      message:
+        `StatefulSet ${ns}/${set.name} keeps its claim${names.length === 1 ? '' : 's'} ${names.join(', ')} when it ` +
+        'is deleted (persistentVolumeClaimRetentionPolicy.whenDeleted is not Delete): helm uninstall leaves ' +
+        `${names.length === 1 ? 'it' : 'them'} and the data, and only deleting namespace ${ns} removes ` +
+        `${names.length === 1 ? 'it' : 'them'}`,
+      evidence: [
+        ...claims.map(
+          (c) =>
+            `claim ${c.name}: no ownerReference to StatefulSet ${set.name} (whenDeleted: Delete would set one)`,
+        ),
+      ],
+      remediation: {
+        summary:
+          `Set persistentVolumeClaimRetentionPolicy.whenDeleted: Delete on StatefulSet ${ns}/${set.name} if its ` +
+          'data is not needed after the environment is gone. Otherwise the claims stay after the uninstall ' +
+          '(reported then as StatefulSetClaimLeftover) until their namespace is deleted.',
+        commands: [
+          getYaml(set),
+          `kubectl patch statefulset ${set.name} -n ${ns} --type merge -p '{"spec":{"persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete"}}}'`,
+        ],
+      },
+    },
+    context,
+  );
+}
+
+/**
+ * Pure: the claims of each live StatefulSet of the environment that its retention policy keeps
+ * (named `<template>-<statefulset>-<ordinal>`, labelled, not being deleted, with no
+ * ownerReference to the StatefulSet), as `StatefulSetClaimsRetained` notes.
+ */
+function retainedClaims(inventory: Inventory, context: RuleContext): Finding[] {
+  const sets = objectsOf(inventory, 'apps', 'statefulsets').filter(
+    (s) =>
+      s.namespace !== undefined && context.environmentNamespaces.has(s.namespace) && !s.deletionTimestamp,
+  );
+  return sets.flatMap((set) => {
+    const claims = objectsOf(inventory, '', 'persistentvolumeclaims').filter(
+      (c) =>
+        c.namespace === set.namespace &&
+        !c.deletionTimestamp &&
+        c.labels &&
+        claimNameParts(c.name).some((p) => p.statefulSet === set.name) &&
+        !(c.ownerReferences ?? []).some((o) => o.kind === 'StatefulSet' && o.name === set.name),
+    );
+    return claims.length ? [retainedFinding(set, claims, context)] : [];
+  });
+}
+
+/**
  * statefulset-claim-leftover (scenario S22): a PersistentVolumeClaim named
  * `<template>-<statefulset>-<ordinal>` (`claimNameParts`) that carries labels (the StatefulSet
  * controller copies its selector's labels onto the claims it makes), has no ownerReferences and
@@ -101,12 +169,15 @@ function claimFinding(
  * unless `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete` they outlive the StatefulSet
  * (helm/charts#19867, bitnami/charts#5199). Evidence: size, phase, bound volume and its reclaim
  * policy, and whether the release its `app.kubernetes.io/instance` (or `release`) label names
- * is installed. Not judged unless claims and StatefulSets were listed.
+ * is installed. Not judged unless claims and StatefulSets were listed. Before a teardown (a
+ * plan, a dry run, a scan of a live environment), each StatefulSet of the environment whose
+ * claims its retention policy keeps gets an info note, `StatefulSetClaimsRetained`, so the user
+ * knows before the uninstall that the claims will stay.
  */
 export const statefulSetClaimLeftoverRule: Rule = {
   name: rule,
   title: 'Claims left by StatefulSets that no longer exist',
-  codes: ['StatefulSetClaimLeftover'],
+  codes: ['StatefulSetClaimLeftover', 'StatefulSetClaimsRetained'],
   check(inventory, context) {
     if (!wasListed(inventory, '', 'persistentvolumeclaims') || !wasListed(inventory, 'apps', 'statefulsets'))
       return [];
@@ -118,7 +189,7 @@ export const statefulSetClaimLeftoverRule: Rule = {
             .map((h) => `${h.namespace}/${h.name}`)
         : [],
     );
-    const findings: Finding[] = [];
+    const findings: Finding[] = retainedClaims(inventory, context);
     for (const claim of fullObjectsOf(inventory, 'persistentvolumeclaims')) {
       const meta = inventory.byUid.get(claim.metadata?.uid ?? '');
       if (!meta || meta.deletionTimestamp || meta.ownerReferences?.length || !meta.labels) continue;

@@ -59,9 +59,9 @@ export const storageLeftoverRule: Rule = {
             ],
             remediation: {
               summary:
-                'Decide about the data first. If it is not needed, delete the PersistentVolume (with Retain the ' +
-                'backing storage stays and must be freed where it lives). To reuse the volume with its data, ' +
-                'remove spec.claimRef so that a new claim can bind it.',
+                `Delete PersistentVolume ${name} once you know its data is not needed (with Retain the backing ` +
+                'storage stays and must be freed where it lives). To reuse the volume with its data, remove ' +
+                'spec.claimRef so that a new claim can bind it.',
               commands: [
                 `kubectl get persistentvolume ${name} -o yaml`,
                 `kubectl delete persistentvolume ${name}`,

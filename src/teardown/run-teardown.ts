@@ -84,7 +84,10 @@ export interface TeardownResult {
   readonly namespaces: readonly NamespaceOutcome[];
   /**
    * Objects that Helm hooks of the torn-down releases created and nobody deleted (a hook
-   * without a delete policy, e.g. a post-install ClusterRole): Helm never removes them.
+   * without a delete policy, e.g. a post-install ClusterRole): Helm never removes them. Looked
+   * for right after each release is removed, before its namespaces may be deleted (a
+   * namespaced one then goes with its namespace: report.ts `goneWithNamespace`), and after the
+   * stages for the rest.
    */
   readonly hookLeftovers: readonly Blocker[];
   /** Checks after the stages that failed (e.g. looking for the hooks' objects): not verified. */
@@ -501,6 +504,33 @@ async function awaitStageObjects(stage: PlannedStage, c: StageContext, releases:
 }
 
 /**
+ * The objects that the releases' Helm hooks created and that are still there (Helm never
+ * deletes a hook object without a delete policy). A request that fails is added to `errors`.
+ * @throws ClusterAccessError when the cluster stops answering
+ */
+async function findHookLeftovers(
+  releases: readonly ReleaseFacts[],
+  ports: TeardownPorts,
+  clock: Clock,
+  errors: string[],
+): Promise<Blocker[]> {
+  const hooks = releases.flatMap((r) => hookObjects(r, ports.resources));
+  if (hooks.length === 0) return [];
+  try {
+    const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 0, clock });
+    for (const b of left)
+      ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
+    return left;
+  } catch (error) {
+    if ((error as Error)?.name === 'ClusterAccessError') throw error;
+    const message = `checking for objects left by Helm hooks: ${describeError(error)}`;
+    ports.log(`could not check: ${message}`);
+    errors.push(message);
+    return [];
+  }
+}
+
+/**
  * Deletes each namespace to delete as soon as nothing in it waits on the rest of the teardown
  * (`lastStageTouching`), and empties it at once (`deleteNamespaceContent`). A namespace whose
  * release was not uninstalled is kept: deleting it would lose Helm's record (and leave the
@@ -513,6 +543,8 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
   const done = new Set<string>(); // releases with an outcome
   const keepFor = new Map<string, string>();
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const hookLeftovers: Blocker[] = [];
+  const hookErrors: string[] = [];
   const emptyAtOnce = async (deletion: NamespaceDeletion) => {
     if (!ports.namespaceContent) return;
     const content = new Map(
@@ -550,7 +582,15 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
     deletions,
     keepFor,
     deleteFree,
+    /** Hook objects found before their namespaces were deleted (`onReleaseDone`). */
+    hookLeftovers,
+    hookErrors,
     onReleaseDone: (index: number) => async (r: ReleaseOutcome) => {
+      // Hook objects in a namespace are looked for before it may be deleted: afterwards the
+      // namespace deletion hides that Helm left them.
+      const release = byKey.get(r.release)!;
+      if (hookObjects(release, ports.resources).some((o) => o.namespace))
+        hookLeftovers.push(...(await findHookLeftovers([release], ports, clock, hookErrors)));
       done.add(r.release);
       if (r.status !== 'uninstalled') keepFor.set(byKey.get(r.release)!.release.namespace, r.release);
       await deleteFree(index, false);
@@ -629,24 +669,6 @@ async function runStage(
   };
 }
 
-/** After the stages: objects that the releases' Helm hooks created and nobody deleted. */
-async function findHookLeftovers(plan: TeardownPlan, ports: TeardownPorts, clock: Clock, errors: string[]) {
-  const hooks = plan.releases.flatMap((r) => hookObjects(r, ports.resources));
-  if (hooks.length === 0) return [];
-  try {
-    const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 0, clock });
-    for (const b of left)
-      ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
-    return left;
-  } catch (error) {
-    if ((error as Error)?.name === 'ClusterAccessError') throw error;
-    const message = `checking for objects left by Helm hooks: ${describeError(error)}`;
-    ports.log(`could not check: ${message}`);
-    errors.push(message);
-    return [];
-  }
-}
-
 /**
  * Executes a teardown plan, stage by stage: custom resources first while their controller
  * still runs (step 1); each release removed (step 2): with its namespaces when it has no
@@ -697,10 +719,13 @@ export async function runTeardown(
             log: ports.log,
           }),
         );
-  const errors: string[] = [];
-  const hookLeftovers = await ports.group('Checking for objects left by Helm hooks', () =>
-    findHookLeftovers(plan, ports, clock, errors),
+  const errors: string[] = [...namespaces.hookErrors];
+  const later = await ports.group('Checking for objects left by Helm hooks', () =>
+    findHookLeftovers(plan.releases, ports, clock, errors),
   );
+  const id = (b: Blocker) => `${b.apiVersion}/${b.kind}/${b.namespace ?? ''}/${b.name}`;
+  const seen = new Set(namespaces.hookLeftovers.map(id));
+  const hookLeftovers = [...namespaces.hookLeftovers, ...later.filter((b) => !seen.has(id(b)))];
   return {
     stages,
     namespaces: outcomes,

@@ -4,7 +4,8 @@
  * not exist (S01), and a namespace force-finalized through /finalize while a ConfigMap with a
  * finalizer waited in it (S10) — are both named within the summary's first 15 lines, each with
  * its code, its object, what it explains and its first safe action; the counts in the heading
- * agree with the findings of the report.
+ * agree with the findings of the report (the backend namespace, in the environment, is named as
+ * one whose deletion will hang on the APIService).
  */
 import { runAction } from '../support/action.js';
 import {
@@ -58,19 +59,26 @@ test('a scan with two unrelated root causes names both, with their first safe ac
     expect(report.verdict).toBe('leftovers');
     const codes = report.findings!.map((f) => f.code).sort();
     // The finalizer whose controller is gone is about the same ConfigMap: linked to its orphan.
-    expect(codes).toEqual(['OperatorGoneFinalizer', 'OrphanInMissingNamespace', 'StaleAPIService']);
+    // The backend's namespace (in the environment) cannot be deleted while the APIService is stale:
+    // NamespaceDeletionWillHang, linked to it.
+    expect(codes).toEqual([
+      'NamespaceDeletionWillHang',
+      'OperatorGoneFinalizer',
+      'OrphanInMissingNamespace',
+      'StaleAPIService',
+    ]);
     const orphan = report.findings!.find((f) => f.code === 'OrphanInMissingNamespace')!;
     expect(report.findings!.find((f) => f.code === 'OperatorGoneFinalizer')!.causedBy).toEqual([orphan.key]);
 
     const first = summary.split('\n').slice(0, 15);
     const screen = first.join('\n');
     expect(first[0]).toBe('## ❌ kube-sweep: leftovers found');
-    expect(screen).toContain(
-      '### 2 root causes, 1 linked finding (3 findings, all 3 over the fail-on policy)',
-    );
+    expect(screen).toContain('### 2 root causes, 2 linked findings (4 findings, 3 over the fail-on policy)');
     const row = (code: string) => first.find((l) => l.includes(`\`${code}\``)) ?? '';
     expect(row('StaleAPIService')).toContain(`\`APIService ${apiService}\``);
-    expect(row('StaleAPIService')).toMatch(/^\| 🔴 \|.*\| — \| \S.*\|$/);
+    expect(row('StaleAPIService')).toMatch(
+      /^\| 🔴 \|.*\| root cause of 1: `NamespaceDeletionWillHang` \| \S.*\|$/,
+    );
     expect(row('OrphanInMissingNamespace')).toContain(`\`ConfigMap ${scratch}/settings\``);
     expect(row('OrphanInMissingNamespace')).toContain('root cause of 1: `OperatorGoneFinalizer`');
     expect(row('OrphanInMissingNamespace')).toContain(`Recreate namespace ${scratch} and delete it normally`);

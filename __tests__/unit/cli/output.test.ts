@@ -49,6 +49,10 @@ test('action wording becomes flags; quoted values stay values', () => {
     '--etcd-tls needs an https --etcd-endpoint',
   );
   expect(inFlagTerms("only acts with 'remediate: safe'")).toBe('only acts with --remediate safe');
+  // A workflow's "earlier step" is, at a terminal, simply first.
+  expect(inFlagTerms("install Helm 3 or 4 in an earlier step or set 'helm' to its path")).toBe(
+    'install Helm 3 or 4 first or set --helm to its path',
+  );
 });
 
 test('the help is aligned in columns and says where the kubeconfig comes from', () => {
@@ -100,4 +104,29 @@ test('text output is plain: no markdown escapes, root causes before the teardown
   ]);
   expect(out).toContain('warning: --stage-timeout capped');
   expect(lines.indexOf('  namespace n: deleted')).toBeGreaterThan(4);
+});
+
+test('text output names a group of orphans in one missing namespace by its count and names', () => {
+  const orphan = (name: string): Finding =>
+    ({
+      key: name,
+      code: 'OrphanInMissingNamespace',
+      rule: 'orphan-in-missing-namespace',
+      severity: 'error',
+      object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'gone', name },
+      message: 'stored in namespace gone, which does not exist',
+      evidence: [],
+      remediation: { summary: 'Recreate namespace gone (then delete it).', commands: [] },
+      scope: 'environment',
+    }) as Finding;
+  const report = {
+    verdict: 'leftovers',
+    warnings: [],
+    findings: ['a', 'b', 'c', 'd'].map(orphan),
+    failing: ['a', 'b', 'c', 'd'],
+  } as unknown as Report;
+  const lines = text(report).split('\n');
+  expect(lines[2]).toBe(
+    'ERROR   OrphanInMissingNamespace 4 objects in missing namespace gone (ConfigMap gone/a, ConfigMap gone/b, ConfigMap gone/c and 1 more)',
+  );
 });

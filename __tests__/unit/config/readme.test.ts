@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { Inputs, Outputs } from '../../../src/config/inputs.js';
 import { retryableStatuses } from '../../../src/cluster/retry-policy.js';
 import { findingCodes } from '../../../src/rules/codes.js';
+import { maxDurationText } from '../../../src/config/settings.js';
+import { parse } from 'yaml';
 
 const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
 
@@ -28,4 +30,19 @@ test('the README and action.yml name exactly the HTTP statuses that are retried'
     expect(text).not.toMatch(/5xx/);
     expect(text).toContain(`${statuses.slice(0, -1).join(', ')} and ${statuses.at(-1)}`);
   }
+});
+
+test('the README and action.yml give the longest duration the code takes, for the inputs it caps', () => {
+  const action = parse(readFileSync(join(process.cwd(), 'action.yml'), 'utf8')) as {
+    inputs: Record<string, { description: string }>;
+  };
+  expect(readme).toContain(
+    `\`timeout\`, \`stage-timeout\`, \`request-timeout\` and \`kind-wait\` take at most \`${maxDurationText}\``,
+  );
+  for (const input of ['timeout', 'stage-timeout', 'request-timeout', 'kind-wait'])
+    expect([input, action.inputs[input]!.description]).toEqual([
+      input,
+      expect.stringContaining(`at most ${maxDurationText}`),
+    ]);
+  expect(action.inputs['stuck-after']!.description).not.toContain(maxDurationText);
 });

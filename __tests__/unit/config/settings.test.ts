@@ -1,5 +1,12 @@
 import { InputDefaults, Inputs, type InputName } from '../../../src/config/inputs.js';
-import { InputError, parseSettings } from '../../../src/config/settings.js';
+import parseDuration from 'parse-duration';
+import {
+  InputError,
+  maxDurationMs,
+  maxDurationText,
+  parseSettings,
+  type Settings,
+} from '../../../src/config/settings.js';
 
 const reader =
   (values: Partial<Record<InputName, string>>) =>
@@ -248,4 +255,57 @@ test('etcd-endpoint: one URL; etcd-tls: three paths, only with https', () => {
   expect(() =>
     parseSettings(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379', 'etcd-tls': 'a,b,c' })),
   ).toThrow("input 'etcd-tls' needs an https 'etcd-endpoint'");
+});
+
+describe('the longest duration is the longest timer Node.js sets (2^31-1 ms)', () => {
+  const timers = ['timeout', 'stage-timeout', 'request-timeout', 'kind-wait'] as const;
+  const field = {
+    timeout: (s: Settings) => s.timeoutMs,
+    'stage-timeout': (s: Settings) => s.stageTimeoutMs,
+    'request-timeout': (s: Settings) => s.requestTimeoutMs,
+    'kind-wait': (s: Settings) => s.kind.waitMs,
+  };
+
+  test(`${maxDurationText} is 2^31-1 ms floored to whole seconds`, () => {
+    expect(maxDurationMs).toBe(2_147_483_647);
+    const ms = parseDuration(maxDurationText)!;
+    expect(ms).toBeLessThanOrEqual(maxDurationMs);
+    expect(ms + 1000).toBeGreaterThan(maxDurationMs);
+  });
+
+  test.each(timers)(
+    '%s: the maximum is taken, a second more is refused naming the input, its maximum and the fix',
+    (input) => {
+      // timeout goes with it, so that a stage-timeout at the maximum is not longer than the timeout.
+      const at = parseSettings(
+        reader({ namespaces: 'x', timeout: maxDurationText, [input]: maxDurationText }),
+      );
+      expect(field[input](at)).toBe(2_147_483_000);
+      for (const value of ['24d20h31m24s', '99999h', '9999999999999999999999d']) {
+        let caught: unknown;
+        try {
+          parseSettings(reader({ namespaces: 'x', [input]: value }));
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught).toBeInstanceOf(InputError);
+        expect((caught as InputError).input).toBe(input);
+        expect((caught as InputError).message).toBe(
+          `input '${input}' is '${value}', longer than the maximum, 24d20h31m23s (2^31-1 ms, the longest timer Node.js can set); write 24d20h31m23s or less, e.g. 24d`,
+        );
+      }
+    },
+  );
+
+  test('stuck-after is an age compared with timestamps, not a timer: it has no maximum', () => {
+    expect(parseSettings(reader({ mode: 'scan', 'stuck-after': '99999h' })).stuckAfterMs).toBe(
+      99999 * 3_600_000,
+    );
+  });
+
+  test('a duration that rounds to 0 ms is not positive', () => {
+    expect(() => parseSettings(reader({ mode: 'scan', 'request-timeout': '0.4ms' }))).toThrow(
+      "input 'request-timeout' is '0.4ms', which is not a positive duration",
+    );
+  });
 });

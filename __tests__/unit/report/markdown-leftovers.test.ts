@@ -1,6 +1,6 @@
 import type { Finding } from '../../../src/rules/findings.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
-import type { Report } from '../../../src/report/report.js';
+import { teardownVerdict, type Report } from '../../../src/report/report.js';
 
 const root: Finding = {
   key: 'OperatorGoneFinalizer:finalizer example.com/hold in cluster-scoped objects',
@@ -83,4 +83,46 @@ test("the still-there table links each leftover to its root cause's code and obj
     /^\| `ClusterRole pr-1-.*x.*` \| .* \| gone by the scan after the teardown \\\| .*\|$/,
   );
   expect(unexplained).not.toContain('<b>');
+});
+
+test('a Helm hook object in a namespace the teardown deleted is said gone with it and does not make the teardown dirty', () => {
+  const hookConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: 'pr-1-extras',
+    name: 'hook-cm',
+    finalizers: [],
+  };
+  const hookRole = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    name: 'pr-1-hook-role',
+    finalizers: [],
+  };
+  const base = report.teardown!;
+  const teardown = {
+    ...base,
+    stages: base.stages.map((s) => ({ ...s, remaining: [] })),
+    namespaces: [
+      {
+        name: 'pr-1-extras',
+        status: 'deleted' as const,
+        durationMs: 1,
+        blockingConditions: [],
+        finalizers: [],
+        metadataFinalizers: [],
+      },
+    ],
+    hookLeftovers: [hookConfigMap],
+  };
+  expect(teardownVerdict(teardown)).toBe('clean');
+  expect(teardownVerdict({ ...teardown, hookLeftovers: [hookConfigMap, hookRole] })).toBe('leftovers');
+  const md = renderMarkdown({
+    ...report,
+    teardown: { ...teardown, hookLeftovers: [hookConfigMap, hookRole] },
+    leftovers: [],
+  });
+  expect(md).toContain(
+    '- Left by Helm hooks (Helm never deletes hook objects without a delete policy): `ConfigMap pr-1-extras/hook-cm` (then deleted with its namespace), `ClusterRole pr-1-hook-role`.',
+  );
 });

@@ -68,12 +68,17 @@ test('a cycle of links still shows every finding once', () => {
   expect(roots.causes.length + roots.linked).toBe(2);
 });
 
-test('the first safe action is the first sentence of the remedy', () => {
+test('the first safe action is the whole first sentence of the remedy', () => {
   const f = (summary: string) =>
     firstAction({ ...finding('k'), remediation: { summary, commands: [] } } as Finding);
+  // Never cut at a `;` or `:` inside the sentence: what follows may be the action itself.
   expect(f('Recreate namespace a.b and delete it normally, so that X; or delete it.')).toBe(
-    'Recreate namespace a.b and delete it normally, so that X.',
+    'Recreate namespace a.b and delete it normally, so that X; or delete it.',
   );
+  expect(f('Let the controller finish: reinstall operator op. Later.')).toBe(
+    'Let the controller finish: reinstall operator op.',
+  );
+  expect(f('Run `helm status a. b` again. Then.')).toBe('Run `helm status a. b` again.');
   expect(f('Delete APIService v1.x.example.com. Then retry.')).toBe('Delete APIService v1.x.example.com.');
   expect(f('no stop')).toBe('no stop');
   expect(f('Resolve what holds them (see the findings: a, b). Then go.')).toBe(

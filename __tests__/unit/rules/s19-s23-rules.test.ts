@@ -147,7 +147,22 @@ test.each(['helm3', 'helm4'])(
   },
 );
 
-test('S22: the claim is reported; with its StatefulSet back it is not', () => {
+test('S21: a release this run uninstalled is not record-lost (its uninstall succeeded; the finalizer findings stay)', () => {
+  const { fixture, inventory } = loadRecordedFixture('s21-helm-release-record-lost-helm4');
+  const { release, releaseNamespace } = fixture.names;
+  const context = replayContext(fixture, {
+    removedReleases: [{ namespace: releaseNamespace!, name: release! }],
+  });
+  expect(helmReleaseRecordLostRule.check(inventory, context)).toEqual([]);
+  expect(runRules(inventory, context).map((f) => f.code)).toContain('OperatorGoneFinalizer');
+  // Another release removed by the run changes nothing.
+  const other = replayContext(fixture, {
+    removedReleases: [{ namespace: releaseNamespace!, name: 'other' }],
+  });
+  expect(helmReleaseRecordLostRule.check(inventory, other)).toHaveLength(1);
+});
+
+test('S22: the claim is reported; with its StatefulSet back it is not, and the StatefulSet gets the retained-claims note', () => {
   const { fixture, inventory } = loadRecordedFixture('s22-statefulset-claim-leftover');
   const { namespace, claim } = fixture.names;
   expect(summary(statefulSetClaimLeftoverRule.check(inventory, replayContext(fixture)))).toEqual([
@@ -163,7 +178,35 @@ test('S22: the claim is reported; with its StatefulSet back it is not', () => {
       uid: 's',
     }),
   );
-  expect(statefulSetClaimLeftoverRule.check(back, replayContext(fixture))).toEqual([]);
+  // Before a teardown: the StatefulSet lives, its claim has no ownerReference to it (whenDeleted
+  // is not Delete), so the plan says the claim will stay.
+  const notes = statefulSetClaimLeftoverRule.check(back, replayContext(fixture));
+  expect(summary(notes)).toEqual([['StatefulSetClaimsRetained', 'info', 'StatefulSet', 'pg']]);
+  expect(notes[0]!.message).toBe(
+    `StatefulSet ${namespace}/pg keeps its claim ${claim} when it is deleted ` +
+      '(persistentVolumeClaimRetentionPolicy.whenDeleted is not Delete): helm uninstall leaves it and the data, ' +
+      `and only deleting namespace ${namespace} removes it`,
+  );
+  expect(notes[0]!.scope).toBe('environment');
+  // Outside the environment: no note.
+  expect(
+    statefulSetClaimLeftoverRule.check(back, replayContext(fixture, { environmentNamespaces: new Set() })),
+  ).toEqual([]);
+  // whenDeleted: Delete makes the StatefulSet the claim's owner: nothing is kept, no note.
+  const owned = withInventory(back, (d) => ({
+    ...d,
+    objects: d.objects.map((o) =>
+      o.name === claim && o.resource === 'persistentvolumeclaims'
+        ? {
+            ...o,
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'pg', uid: 's', controller: true },
+            ],
+          }
+        : o,
+    ),
+  }));
+  expect(statefulSetClaimLeftoverRule.check(owned, replayContext(fixture))).toEqual([]);
 });
 
 test('S23: CSIDriverGone; with the attacher’s leader Lease renewed, StuckFinalizer taking it as the controller', () => {

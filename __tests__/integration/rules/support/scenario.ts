@@ -15,7 +15,7 @@ import { runRules } from '../../../../src/rules/index.js';
 import type { RuleContext } from '../../../../src/rules/rule.js';
 import { waitFor } from '../../../../src/util/wait.js';
 import { recordedFixturesDir, type RecordedFixture } from '../../../unit/rules/support/recorded-fixture.js';
-import { deleteIfPresent, waitGone } from '../../support/cluster.js';
+import { deleteIfPresent, getOrUndefined, waitGone } from '../../support/cluster.js';
 
 /** The finalizer of the scenarios (reference.md 0.3). */
 export const cleanupFinalizer = 'example.com/cleanup';
@@ -444,4 +444,91 @@ export async function forceFinalizeNamespace(api: ApiClient, namespace: string):
     body: { ...current, spec: { ...current.spec, finalizers: [] } },
   });
   await waitGone(api, `/api/v1/namespaces/${namespace}`);
+}
+
+/** A StatefulSet of one replica with claim template `data` (1Gi, no storage class). */
+export function statefulSet(name: string, release: string, retention?: { whenDeleted: string }) {
+  const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/instance': release };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name, labels },
+    spec: {
+      replicas: 1,
+      serviceName: name,
+      selector: { matchLabels: labels },
+      ...(retention ? { persistentVolumeClaimRetentionPolicy: retention } : {}),
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            {
+              name: 'db',
+              image: 'registry.invalid/db:1',
+              volumeMounts: [{ name: 'data', mountPath: '/data' }],
+            },
+          ],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'data' },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: '',
+            resources: { requests: { storage: '1Gi' } },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** The path of PersistentVolumeClaim `name` in `ns`. */
+export const claimPath = (ns: string, name: string) =>
+  `/api/v1/namespaces/${ns}/persistentvolumeclaims/${name}`;
+
+/**
+ * Waits (up to 60 s) until the StatefulSet controller has created claim `ns/name` (with
+ * `owned`: and made its StatefulSet the claim's owner, as `whenDeleted: Delete` does).
+ */
+export async function waitForClaim(
+  api: ApiClient,
+  ns: string,
+  name: string,
+  options: { owned?: boolean } = {},
+): Promise<void> {
+  await waitFor(
+    async () => {
+      const claim = await getOrUndefined<{ metadata: { ownerReferences?: { kind: string }[] } }>(
+        api,
+        claimPath(ns, name),
+      );
+      const owned = claim?.metadata.ownerReferences?.some((o) => o.kind === 'StatefulSet') ?? false;
+      return { done: claim !== undefined && (!options.owned || owned), value: name };
+    },
+    { timeoutMs: 60_000, description: `the StatefulSet controller to create claim ${ns}/${name}` },
+  );
+}
+
+/**
+ * Creates namespace `ns` with StatefulSet `kept` (no retention policy: its claim outlives it) and
+ * StatefulSet `owned` (`whenDeleted: Delete`), one replica and claim template `data` each, and
+ * waits until the controller has made `data-<kept>-0` and `data-<owned>-0`, the latter owned.
+ */
+export async function createKeptAndOwnedStatefulSets(
+  api: ApiClient,
+  ns: string,
+  names: { kept: string; owned: string; release: string },
+): Promise<void> {
+  await api.request({
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+  });
+  const collection = `/apis/apps/v1/namespaces/${ns}/statefulsets`;
+  await createObject(api, collection, statefulSet(names.kept, names.release));
+  await createObject(api, collection, statefulSet(names.owned, names.release, { whenDeleted: 'Delete' }));
+  await waitForClaim(api, ns, `data-${names.kept}-0`);
+  await waitForClaim(api, ns, `data-${names.owned}-0`, { owned: true });
 }

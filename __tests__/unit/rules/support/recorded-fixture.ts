@@ -76,3 +76,41 @@ export function withInventory(
 ): Inventory {
   return buildInventory(change(inventory));
 }
+
+/** A variant of a recorded snapshot with StatefulSet `name` in `namespace` (metadata only). */
+export function withStatefulSet(inventory: Inventory, namespace: string, name: string): Inventory {
+  return withInventory(inventory, (d) => ({
+    ...d,
+    objects: [
+      ...d.objects,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        resource: 'statefulsets',
+        namespace,
+        name,
+        uid: `sts-${name}`,
+      },
+    ],
+  }));
+}
+
+/**
+ * A variant of a recorded snapshot where Namespace `name` (listed whole) is Active again: no
+ * deletionTimestamp, phase Active (the environment before a teardown).
+ */
+export function withActiveNamespace(inventory: Inventory, name: string): Inventory {
+  return withInventory(inventory, (d) => ({
+    ...d,
+    full: {
+      ...d.full,
+      namespaces: d.full.namespaces.map((n) => {
+        const ns = n as { metadata: { name: string; deletionTimestamp?: string } };
+        if (ns.metadata.name !== name) return n;
+        const metadata = { ...ns.metadata };
+        delete metadata.deletionTimestamp;
+        return { ...ns, metadata, status: { phase: 'Active' } };
+      }),
+    },
+  }));
+}
