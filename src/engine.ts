@@ -326,6 +326,102 @@ async function plannedBody(
 }
 
 /**
+ * Checks that would make the teardown half-blind or reach out of scope, and `helm version`
+ * when the plan uninstalls releases: they stop the run before anything is deleted.
+ * @throws Error naming the plan's refusals, or the Helm releases that could not be read;
+ *   what `checkHelm` throws for a broken or wrong helm.
+ */
+async function checkBeforeTeardown(
+  settings: Settings,
+  planned: Awaited<ReturnType<typeof plan>>,
+  ports: EnginePorts,
+): Promise<void> {
+  if (planned.plan.refusals.length > 0) {
+    throw new Error(`refusing to tear down (nothing was deleted): ${planned.plan.refusals.join('; ')}`);
+  }
+  if (planned.problems.length > 0) {
+    throw new Error(
+      `could not read the Helm releases in scope, so the order is unknown; nothing was deleted: ${planned.problems.join('; ')}`,
+    );
+  }
+  if (planned.plan.releases.length > 0) {
+    // `helm version`, not only a PATH look-up: a broken or wrong helm stops here, before any change.
+    const helmVersion = await checkHelm(settings.helm, ports.commands);
+    ports.info(`helm: ${settings.helm} is Helm ${helmVersion}`);
+  }
+}
+
+/** Pure: the releases a teardown uninstalled, as namespace and name (their operators' leftovers: S18). */
+function uninstalledReleasesOf(teardown: TeardownResult): { namespace: string; name: string }[] {
+  // Releases are "<namespace>/<name>".
+  return teardown.stages
+    .flatMap((s) => s.releases)
+    .filter((r) => r.status === 'uninstalled')
+    .map((r) => ({ namespace: r.release.split('/')[0]!, name: r.release.split('/')[1]! }));
+}
+
+/**
+ * Pure: a teardown's verdict from the scan afterwards. Clean only when the scan read everything:
+ * a resource it could not list (a 503 while etcd stalled, a 403) may hold what the environment left.
+ */
+function teardownRunVerdict(
+  teardown: TeardownResult,
+  scanned: { error?: string; failing: readonly Finding[]; inventory: Inventory },
+): Report['verdict'] {
+  if (scanned.error) return 'error';
+  if (teardownVerdict(teardown) === 'leftovers' || scanned.failing.length > 0) return 'leftovers';
+  return scanned.inventory.coverage.length > 0 ? 'partial' : 'clean';
+}
+
+/**
+ * Proves a teardown: a fresh snapshot after it, scanned (and remediated, when asked) for what
+ * the environment left, and the report body with the verdict.
+ * @throws what reading the inventory throws.
+ */
+async function provenTeardownBody(
+  settings: Settings,
+  cluster: OpenCluster,
+  ports: EnginePorts,
+  planned: Awaited<ReturnType<typeof plan>>,
+  teardown: TeardownResult,
+): Promise<ReportBody> {
+  const after = await readInventory(settings, cluster, ports);
+  // A deletion the teardown waited a whole stage for is stuck by then, however young.
+  const scanOptions: ScanOptions = {
+    removedReleases: uninstalledReleasesOf(teardown),
+    stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
+    leftovers: leftoversOf(teardown),
+  };
+  const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
+  const first = await ports.group('Scanning for leftovers', async () =>
+    scan(settings, after, environment, ports, scanOptions),
+  );
+  const rescanned = await remediateThenRescan(
+    settings,
+    cluster,
+    ports,
+    { ...first, inventory: after },
+    environment,
+    false,
+    scanOptions,
+  );
+  const { findings, failing, suppressed, remediation, error, leftovers } = rescanned;
+  return {
+    verdict: teardownRunVerdict(teardown, rescanned),
+    ...(error ? { error } : {}),
+    ...(remediation ? { remediation } : {}),
+    inventory: summarizeInventory(rescanned.inventory),
+    plan: summarizePlan(planned.plan),
+    teardown,
+    ...(leftovers && leftovers.length > 0 ? { leftovers } : {}),
+    findings,
+    failing: failing.map((f) => f.key),
+    suppressed,
+    warnings: planned.warnings,
+  };
+}
+
+/**
  * One strategy per mode: each reads what it needs from the cluster and returns the report
  * body (verdict included). They throw on errors that stop the run; main.ts turns those into
  * an `error` report.
@@ -379,20 +475,7 @@ export const modes: Record<
     }
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
-    // Checks that would make the teardown half-blind or reach out of scope: stop before anything is deleted.
-    if (planned.plan.refusals.length > 0) {
-      throw new Error(`refusing to tear down (nothing was deleted): ${planned.plan.refusals.join('; ')}`);
-    }
-    if (planned.problems.length > 0) {
-      throw new Error(
-        `could not read the Helm releases in scope, so the order is unknown; nothing was deleted: ${planned.problems.join('; ')}`,
-      );
-    }
-    if (planned.plan.releases.length > 0) {
-      // `helm version`, not only a PATH look-up: a broken or wrong helm stops here, before any change.
-      const helmVersion = await checkHelm(settings.helm, ports.commands);
-      ports.info(`helm: ${settings.helm} is Helm ${helmVersion}`);
-    }
+    await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
     if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports);
     const teardown = await runTeardown(
@@ -413,54 +496,6 @@ export const modes: Record<
         group: ports.group,
       },
     );
-    // Prove it: a fresh snapshot after the teardown, scanned for what the environment left.
-    const after = await readInventory(settings, cluster, ports);
-    // Releases this run uninstalled ("<namespace>/<name>"): their operators' leftovers (S18).
-    const removed = teardown.stages
-      .flatMap((s) => s.releases)
-      .filter((r) => r.status === 'uninstalled')
-      .map((r) => ({ namespace: r.release.split('/')[0]!, name: r.release.split('/')[1]! }));
-    // A deletion the teardown waited a whole stage for is stuck by then, however young.
-    const scanOptions: ScanOptions = {
-      removedReleases: removed,
-      stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
-      leftovers: leftoversOf(teardown),
-    };
-    const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
-    const first = await ports.group('Scanning for leftovers', async () =>
-      scan(settings, after, environment, ports, scanOptions),
-    );
-    const rescanned = await remediateThenRescan(
-      settings,
-      cluster,
-      ports,
-      { ...first, inventory: after },
-      environment,
-      false,
-      scanOptions,
-    );
-    const { findings, failing, suppressed, remediation, error, leftovers } = rescanned;
-    // Clean only when the scan afterwards read everything: a resource it could not list (a
-    // 503 while etcd stalled, a 403) may hold what the environment left.
-    const verdict = error
-      ? 'error'
-      : teardownVerdict(teardown) === 'leftovers' || failing.length > 0
-        ? 'leftovers'
-        : rescanned.inventory.coverage.length > 0
-          ? 'partial'
-          : 'clean';
-    return {
-      verdict,
-      ...(error ? { error } : {}),
-      ...(remediation ? { remediation } : {}),
-      inventory: summarizeInventory(rescanned.inventory),
-      plan: summarizePlan(planned.plan),
-      teardown,
-      ...(leftovers && leftovers.length > 0 ? { leftovers } : {}),
-      findings,
-      failing: failing.map((f) => f.key),
-      suppressed,
-      warnings: planned.warnings,
-    };
+    return provenTeardownBody(settings, cluster, ports, planned, teardown);
   },
 };

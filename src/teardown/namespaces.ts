@@ -114,6 +114,73 @@ export interface NamespaceWaitOptions {
   readonly watch?: boolean;
 }
 
+/** What `awaitNamespacesGone` knows of the namespaces it waits for, updated as it reads them. */
+interface NamespaceTracker {
+  /** The namespaces, in the order of the deletions. */
+  readonly names: readonly string[];
+  /** When each namespace's deletion was requested (ms). */
+  readonly requestedAt: ReadonlyMap<string, number>;
+  /** Namespaces that were not there when their deletion was requested. */
+  readonly absent: ReadonlySet<string>;
+  /** The latest resourceVersion seen of each namespace (a watch starts from the oldest). */
+  readonly versions: Map<string, string>;
+  /** When each namespace was seen gone (ms). */
+  readonly goneAt: Map<string, number>;
+  /** Each namespace as last read (for its conditions and finalizers). */
+  readonly last: Map<string, NamespaceObject>;
+}
+
+/** Pure: the namespaces of several deletions, merged into one tracker with nothing seen gone yet. */
+function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
+  const requestedAt = new Map<string, number>();
+  const absent = new Set<string>();
+  const versions = new Map<string, string>();
+  for (const d of deletions) {
+    for (const n of d.names) requestedAt.set(n, d.requestedAt);
+    d.absent.forEach((n) => absent.add(n));
+    d.versions.forEach((v, n) => versions.set(n, v));
+  }
+  return {
+    names: [...requestedAt.keys()],
+    requestedAt,
+    absent,
+    versions,
+    goneAt: new Map(),
+    last: new Map(),
+  };
+}
+
+/** Pure: the namespaces neither absent nor seen gone yet, in order. */
+function pendingOf(t: NamespaceTracker): string[] {
+  return t.names.filter((n) => !t.absent.has(n) && !t.goneAt.has(n));
+}
+
+/**
+ * One GET round: reads each pending namespace, recording it and its resourceVersion; a 404
+ * records it gone at `clock.now()`.
+ * @returns in `waitFor`'s shape: done when none is pending, with the pending names.
+ * @throws what the API throws other than 404.
+ */
+async function getPending(
+  api: ApiClient,
+  t: NamespaceTracker,
+  clock: Clock,
+): Promise<{ done: boolean; value: string[] }> {
+  for (const name of pendingOf(t)) {
+    try {
+      const ns = await api.request<NamespaceObject>({
+        path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
+      });
+      t.last.set(name, ns);
+      if (ns.metadata?.resourceVersion) t.versions.set(name, ns.metadata.resourceVersion);
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.status === 404) t.goneAt.set(name, clock.now());
+      else throw error;
+    }
+  }
+  return { done: pendingOf(t).length === 0, value: pendingOf(t) };
+}
+
 /**
  * Waits until the namespaces of one or more `requestNamespaceDeletion` calls are gone, reading
  * each one's conditions while it is Terminating: a watch on namespaces from the DELETE
@@ -130,51 +197,57 @@ export async function awaitNamespacesGone(
   options: NamespaceWaitOptions,
 ): Promise<NamespaceOutcome[]> {
   const clock = options.clock ?? systemClock;
-  const started = clock.now();
-  const deadline = started + options.timeoutMs;
-  const requestedAt = new Map<string, number>();
-  const absent = new Set<string>();
-  const versions = new Map<string, string>();
-  for (const d of deletions) {
-    for (const n of d.names) requestedAt.set(n, d.requestedAt);
-    d.absent.forEach((n) => absent.add(n));
-    d.versions.forEach((v, n) => versions.set(n, v));
-  }
-  const names = [...requestedAt.keys()];
-  const goneAt = new Map<string, number>();
-  const last = new Map<string, NamespaceObject>();
-  const pending = () => names.filter((n) => !absent.has(n) && !goneAt.has(n));
-  const check = async () => {
-    for (const name of pending()) {
-      try {
-        const ns = await api.request<NamespaceObject>({
-          path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
-        });
-        last.set(name, ns);
-        if (ns.metadata?.resourceVersion) versions.set(name, ns.metadata.resourceVersion);
-      } catch (error) {
-        if (error instanceof KubernetesApiError && error.status === 404) goneAt.set(name, clock.now());
-        else throw error;
-      }
-    }
-    return { done: pending().length === 0, value: pending() };
-  };
+  const deadline = clock.now() + options.timeoutMs;
+  const t = trackerOf(deletions);
+  const check = () => getPending(api, t, clock);
   const waited = options.timeoutMs > 0;
-  let watching = options.watch !== false && waited;
-  let goneRetries = 0;
   // A namespace whose DELETE answered 409 has no version yet: one GET round first.
-  if (pending().some((n) => !versions.has(n))) await check();
-  while (watching && pending().length > 0 && deadline - clock.now() > 0) {
+  if (pendingOf(t).some((n) => !t.versions.has(n))) await check();
+  const watching =
+    options.watch !== false &&
+    waited &&
+    (await watchUntilNamespacesGone(api, t, check, { deadline, clock, log: options.log }));
+  if (!watching) {
     try {
-      await watchNamespaces(api, pending(), versions, {
+      await waitFor(check, {
+        timeoutMs: Math.max(1, deadline - clock.now()),
+        description: `namespaces ${t.names.join(', ')} to be gone`,
+        clock,
+      });
+    } catch (error) {
+      if (!(error instanceof WaitTimeoutError)) throw error;
+    }
+  }
+  return t.names.map((name) => namespaceOutcome(name, t, { ...options, waited, clock }));
+}
+
+/**
+ * The watch part of `awaitNamespacesGone`: watches the pending namespaces window after window
+ * (a GET round between windows) until none is pending or the deadline passes. A 410 Gone runs
+ * a GET round and watches on (three times at most).
+ * @returns true when it watched to the end; false when a watch (or a GET round between
+ *   windows) failed, which is logged, and the rest of the wait is GET rounds.
+ * @throws ClusterAccessError; what a GET round after a 410 throws.
+ */
+async function watchUntilNamespacesGone(
+  api: ApiClient,
+  t: NamespaceTracker,
+  check: () => Promise<unknown>,
+  options: { deadline: number; clock: Clock; log?: (line: string) => void },
+): Promise<boolean> {
+  const { deadline, clock } = options;
+  let goneRetries = 0;
+  while (pendingOf(t).length > 0 && deadline - clock.now() > 0) {
+    try {
+      await watchNamespaces(api, pendingOf(t), t.versions, {
         seconds: Math.min(watchWindowSeconds, (deadline - clock.now()) / 1000),
         onEvent: (name, type, ns) => {
-          if (type === 'DELETED') goneAt.set(name, clock.now());
-          else last.set(name, ns);
+          if (type === 'DELETED') t.goneAt.set(name, clock.now());
+          else t.last.set(name, ns);
         },
-        done: () => pending().length === 0,
+        done: () => pendingOf(t).length === 0,
       });
-      if (pending().length > 0) await check();
+      if (pendingOf(t).length > 0) await check();
     } catch (error) {
       if ((error as Error)?.name === 'ClusterAccessError') throw error;
       // 410 Gone: the versions are older than the watch cache; GET them afresh (a few times).
@@ -183,64 +256,73 @@ export async function awaitNamespacesGone(
         options.log?.(
           `watch of namespaces failed (${(error as Error)?.message ?? String(error)}); listing instead`,
         );
-        watching = false;
+        return false;
       }
     }
   }
-  if (!watching) {
-    try {
-      await waitFor(check, {
-        timeoutMs: Math.max(1, deadline - clock.now()),
-        description: `namespaces ${names.join(', ')} to be gone`,
-        clock,
-      });
-    } catch (error) {
-      if (!(error instanceof WaitTimeoutError)) throw error;
-    }
+  return true;
+}
+
+/**
+ * Pure: the deletion conditions of a namespace that are True, sorted by type (the namespace
+ * controller's NamespaceDeletion* and Namespace*Remaining conditions).
+ */
+function blockingConditionsOf(ns: NamespaceObject | undefined): NamespaceCondition[] {
+  return (ns?.status?.conditions ?? [])
+    .filter((c) => c.status === 'True')
+    .map((c) => ({ type: c.type, status: c.status, reason: c.reason ?? '', message: c.message ?? '' }))
+    .sort((a, b) => a.type.localeCompare(b.type));
+}
+
+/**
+ * What became of one namespace when the wait ended (see `NamespaceOutcome`), logging why one
+ * that is still there is stuck, or that it was not waited for.
+ */
+function namespaceOutcome(
+  name: string,
+  t: NamespaceTracker,
+  options: { waited: boolean; cutShort?: boolean; clock: Clock; log?: (line: string) => void },
+): NamespaceOutcome {
+  const { clock } = options;
+  const since = t.requestedAt.get(name)!;
+  const none = { blockingConditions: [], finalizers: [], metadataFinalizers: [] };
+  if (t.absent.has(name)) return { name, status: 'absent', durationMs: 0, ...none };
+  if (t.goneAt.has(name))
+    return { name, status: 'deleted', durationMs: t.goneAt.get(name)! - since, ...none };
+  if (!options.waited) {
+    options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
+    return { name, status: 'not-waited', durationMs: 0, ...none };
   }
-  return names.map((name): NamespaceOutcome => {
-    const since = requestedAt.get(name)!;
-    const none = { blockingConditions: [], finalizers: [], metadataFinalizers: [] };
-    if (absent.has(name)) return { name, status: 'absent', durationMs: 0, ...none };
-    if (goneAt.has(name)) return { name, status: 'deleted', durationMs: goneAt.get(name)! - since, ...none };
-    if (!waited) {
-      options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
-      return { name, status: 'not-waited', durationMs: 0, ...none };
-    }
-    const ns = last.get(name);
-    const blocking = (ns?.status?.conditions ?? [])
-      .filter((c) => c.status === 'True')
-      .map((c) => ({ type: c.type, status: c.status, reason: c.reason ?? '', message: c.message ?? '' }))
-      .sort((a, b) => a.type.localeCompare(b.type));
-    const metadataFinalizers = ns?.metadata?.finalizers ?? [];
-    for (const c of blocking)
-      options.log?.(`namespace ${name} is stuck: ${c.type} (${c.reason}): ${c.message}`);
-    if (metadataFinalizers.length > 0) {
+  const ns = t.last.get(name);
+  const blocking = blockingConditionsOf(ns);
+  const metadataFinalizers = ns?.metadata?.finalizers ?? [];
+  for (const c of blocking)
+    options.log?.(`namespace ${name} is stuck: ${c.type} (${c.reason}): ${c.message}`);
+  if (metadataFinalizers.length > 0) {
+    options.log?.(
+      `namespace ${name} is held by its own metadata.finalizers [${metadataFinalizers.join(', ')}]: the controller that set them must remove them`,
+    );
+  }
+  if (blocking.length === 0 && metadataFinalizers.length === 0) {
+    if (options.cutShort) {
+      // Nothing says it is stuck: the overall timeout ran out while it was still being deleted.
       options.log?.(
-        `namespace ${name} is held by its own metadata.finalizers [${metadataFinalizers.join(', ')}]: the controller that set them must remove them`,
+        `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clock.now() - since) / 1000)} s; its conditions name no cause (raise 'timeout')`,
       );
+      return { name, status: 'not-waited', durationMs: clock.now() - since, ...none };
     }
-    if (blocking.length === 0 && metadataFinalizers.length === 0) {
-      if (options.cutShort) {
-        // Nothing says it is stuck: the overall timeout ran out while it was still being deleted.
-        options.log?.(
-          `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clock.now() - since) / 1000)} s; its conditions name no cause (raise 'timeout')`,
-        );
-        return { name, status: 'not-waited', durationMs: clock.now() - since, ...none };
-      }
-      options.log?.(
-        `namespace ${name} is still Terminating and its conditions name no cause yet (still in progress?)`,
-      );
-    }
-    return {
-      name,
-      status: 'stuck',
-      durationMs: clock.now() - since,
-      blockingConditions: blocking,
-      finalizers: ns?.spec?.finalizers ?? [],
-      metadataFinalizers,
-    };
-  });
+    options.log?.(
+      `namespace ${name} is still Terminating and its conditions name no cause yet (still in progress?)`,
+    );
+  }
+  return {
+    name,
+    status: 'stuck',
+    durationMs: clock.now() - since,
+    blockingConditions: blocking,
+    finalizers: ns?.spec?.finalizers ?? [],
+    metadataFinalizers,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { ApiClient, WatchEvent } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath, metadataListAccept } from '../inventory/list.js';
@@ -59,6 +59,105 @@ export function oldestResourceVersion(versions: readonly string[]): string | und
   return versions.reduce((a, b) => (BigInt(a) <= BigInt(b) ? a : b));
 }
 
+/** Last seen metadata per object (`memberKey(collection, name)`); absent: gone. */
+type Presence = Map<string, Meta>;
+
+/** The key of one object in a `Presence`: its collection's path and its name. */
+const memberKey = (path: string, name: string) => `${path}\u0000${name}`;
+
+/** What the parts of `waitUntilGone` share: the objects, their groups and what is known of them. */
+interface GoneWait {
+  readonly api: ApiClient;
+  readonly objects: readonly AwaitedObject[];
+  /** Collection path → the objects listed from it. */
+  readonly groups: ReadonlyMap<string, AwaitedObject[]>;
+  readonly present: Presence;
+  readonly clock: Clock;
+  /** When the wait ends, in ms on `clock`. */
+  readonly deadline: number;
+  /** Lists the given groups, updating `present` (`listGroups`); returns their resourceVersions. */
+  readonly list: (which: readonly [string, AwaitedObject[]][]) => Promise<Map<string, string>>;
+}
+
+/** Pure: the objects by the collection they are listed from (its path), in the order given. */
+function groupByCollection(objects: readonly AwaitedObject[]): Map<string, AwaitedObject[]> {
+  const groups = new Map<string, AwaitedObject[]>();
+  for (const o of objects) (groups.get(groupKey(o)) ?? groups.set(groupKey(o), []).get(groupKey(o))!).push(o);
+  return groups;
+}
+
+/** Pure: the objects `present` still holds, as blockers sorted by kind, namespace and name. */
+function blockersOf(objects: readonly AwaitedObject[], present: ReadonlyMap<string, Meta>): Blocker[] {
+  return objects
+    .filter((o) => present.has(memberKey(groupKey(o), o.name)))
+    .map((o) => {
+      const meta = present.get(memberKey(groupKey(o), o.name))!;
+      return {
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+        name: o.name,
+        finalizers: meta.finalizers ?? [],
+        ...(meta.deletionTimestamp ? { deletionTimestamp: meta.deletionTimestamp } : {}),
+      };
+    })
+    .sort(
+      (a, b) =>
+        a.kind.localeCompare(b.kind) ||
+        (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
+        a.name.localeCompare(b.name),
+    );
+}
+
+/** Pure: the groups with at least one object `present` still holds. */
+function pendingGroupsOf(
+  groups: ReadonlyMap<string, AwaitedObject[]>,
+  present: ReadonlyMap<string, Meta>,
+): [string, AwaitedObject[]][] {
+  return [...groups].filter(([path, members]) => members.some((o) => present.has(memberKey(path, o.name))));
+}
+
+/**
+ * Lists the given groups with metadata-only lists, at most `limit` at once, and records in
+ * `present` which of their objects are still there. A 404 (the kind or the namespace is gone)
+ * counts all the group's objects gone.
+ * @returns each list's resourceVersion by collection path ('' when the list had none; no entry
+ *   for a collection that answered 404).
+ * @throws what the API throws other than 404.
+ */
+async function listGroups(
+  api: ApiClient,
+  which: readonly [string, AwaitedObject[]][],
+  present: Presence,
+  limit: LimitFunction,
+): Promise<Map<string, string>> {
+  const versions = new Map<string, string>();
+  await Promise.all(
+    which.map(([path, members]) =>
+      limit(async () => {
+        let list: MetadataList;
+        try {
+          list = await api.request<MetadataList>({ path, accept: metadataListAccept });
+        } catch (error) {
+          if (error instanceof KubernetesApiError && error.status === 404) {
+            for (const o of members) present.delete(memberKey(path, o.name)); // kind or namespace gone
+            return;
+          }
+          throw error;
+        }
+        const seen = new Map((list.items ?? []).map((i) => [i.metadata?.name ?? '', i.metadata ?? {}]));
+        for (const o of members) {
+          const meta = seen.get(o.name);
+          if (meta) present.set(memberKey(path, o.name), meta);
+          else present.delete(memberKey(path, o.name));
+        }
+        versions.set(path, list.metadata?.resourceVersion ?? '');
+      }),
+    ),
+  );
+  return versions;
+}
+
 /**
  * Waits until every object is gone. It lists once per (resource, namespace) with a metadata-only
  * list, then watches from those lists' resourceVersion (one watch per resource: the namespace's
@@ -89,74 +188,41 @@ export async function waitUntilGone(
   if (objects.length === 0) return [];
   const clock = options.clock ?? systemClock;
   const deadline = clock.now() + options.timeoutMs;
-  const groups = new Map<string, AwaitedObject[]>();
-  for (const o of objects) (groups.get(groupKey(o)) ?? groups.set(groupKey(o), []).get(groupKey(o))!).push(o);
-  /** Last seen metadata per object (`${collection}\0${name}`); absent: gone. */
-  const present = new Map<string, Meta>();
+  const present: Presence = new Map();
   const limit = pLimit(options.concurrency ?? 8);
-
-  const blockers = (): Blocker[] =>
-    objects
-      .filter((o) => present.has(`${groupKey(o)}\u0000${o.name}`))
-      .map((o) => {
-        const meta = present.get(`${groupKey(o)}\u0000${o.name}`)!;
-        return {
-          apiVersion: o.apiVersion,
-          kind: o.kind,
-          ...(o.namespace ? { namespace: o.namespace } : {}),
-          name: o.name,
-          finalizers: meta.finalizers ?? [],
-          ...(meta.deletionTimestamp ? { deletionTimestamp: meta.deletionTimestamp } : {}),
-        };
-      })
-      .sort(
-        (a, b) =>
-          a.kind.localeCompare(b.kind) ||
-          (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
-          a.name.localeCompare(b.name),
-      );
-  const pendingGroups = () =>
-    [...groups].filter(([path, members]) => members.some((o) => present.has(`${path}\u0000${o.name}`)));
-
-  /** Lists the given groups; returns each list's resourceVersion ('' when the collection is gone). */
-  const listGroups = async (which: [string, AwaitedObject[]][]) => {
-    const versions = new Map<string, string>();
-    await Promise.all(
-      which.map(([path, members]) =>
-        limit(async () => {
-          let list: MetadataList;
-          try {
-            list = await api.request<MetadataList>({ path, accept: metadataListAccept });
-          } catch (error) {
-            if (error instanceof KubernetesApiError && error.status === 404) {
-              for (const o of members) present.delete(`${path}\u0000${o.name}`); // kind or namespace gone
-              return;
-            }
-            throw error;
-          }
-          const seen = new Map((list.items ?? []).map((i) => [i.metadata?.name ?? '', i.metadata ?? {}]));
-          for (const o of members) {
-            const meta = seen.get(o.name);
-            if (meta) present.set(`${path}\u0000${o.name}`, meta);
-            else present.delete(`${path}\u0000${o.name}`);
-          }
-          versions.set(path, list.metadata?.resourceVersion ?? '');
-        }),
-      ),
-    );
-    return versions;
+  const wait: GoneWait = {
+    api,
+    objects,
+    groups: groupByCollection(objects),
+    present,
+    clock,
+    deadline,
+    list: (which) => listGroups(api, which, present, limit),
   };
-  const round = async () => {
-    await listGroups(pendingGroups());
-    const left = blockers();
-    options.onProgress?.(left.length);
-    return left;
-  };
-
-  let versions = await listGroups([...groups]);
+  const versions = await wait.list([...wait.groups]);
   options.onProgress?.(present.size);
   // Below a second a watch is not worth its request: the lists take the rest.
-  let watching = options.watch !== false && options.timeoutMs >= 1000;
+  const watching =
+    options.watch !== false && options.timeoutMs >= 1000 && (await watchUntilGone(wait, versions, options));
+  // All gone, or the time ran out while watching (the watch kept what is left up to date).
+  if (present.size === 0 || watching || deadline - clock.now() <= 0) return blockersOf(objects, present);
+  return pollUntilGone(wait, options.onProgress);
+}
+
+/**
+ * The watch part of `waitUntilGone`: watches the pending groups from `versions`, window after
+ * window (a new list between windows), until every object is gone or the deadline passes. A
+ * 410 Gone lists again and watches on (three times at most).
+ * @returns true when it watched to the end; false when a watch failed (`onWatchFailed` was
+ *   told why) and the rest of the wait is lists.
+ * @throws ClusterAccessError from a watch; what the API throws other than 404 on a list.
+ */
+async function watchUntilGone(
+  wait: GoneWait,
+  versions: ReadonlyMap<string, string>,
+  options: { onProgress?: (left: number) => void; onWatchFailed?: (message: string) => void },
+): Promise<boolean> {
+  const { api, objects, groups, present, clock, deadline } = wait;
   let lastProgress = clock.now();
   const onChange = () => {
     // At most one progress call a second while events arrive.
@@ -164,10 +230,11 @@ export async function waitUntilGone(
     lastProgress = clock.now();
     options.onProgress?.(present.size);
   };
+  let from = versions;
   let goneRetries = 0;
-  while (watching && present.size > 0 && deadline - clock.now() > 0) {
+  while (present.size > 0 && deadline - clock.now() > 0) {
     try {
-      await watchPending(api, groups, present, pendingGroups(), versions, {
+      await watchPending(api, groups, present, pendingGroupsOf(groups, present), from, {
         seconds: Math.min(watchWindowSeconds, (deadline - clock.now()) / 1000),
         onChange,
       });
@@ -179,22 +246,33 @@ export async function waitUntilGone(
         options.onWatchFailed?.(
           `watch of ${objects.length} objects failed (${(error as Error)?.message ?? String(error)}); listing instead`,
         );
-        watching = false;
-        break;
+        return false;
       }
     }
     // The window ended (or 410): list what is left, then watch from there.
-    if (present.size > 0 && deadline - clock.now() > 0) versions = await listGroups(pendingGroups());
+    if (present.size > 0 && deadline - clock.now() > 0)
+      from = await wait.list(pendingGroupsOf(groups, present));
   }
-  // All gone, or the time ran out while watching (the watch kept what is left up to date).
-  if (present.size === 0 || watching || deadline - clock.now() <= 0) return blockers();
+  return true;
+}
+
+/**
+ * The list part of `waitUntilGone`: lists the pending groups round after round, backing off
+ * between rounds (util/wait.ts), until every object is gone or the deadline passes.
+ * @returns the objects still there at the deadline (empty: all gone).
+ * @throws what the API throws other than 404 on a list.
+ */
+async function pollUntilGone(wait: GoneWait, onProgress?: (left: number) => void): Promise<Blocker[]> {
+  const { objects, groups, present, clock } = wait;
   try {
     await waitFor(
       async () => {
-        const left = await round();
+        await wait.list(pendingGroupsOf(groups, present));
+        const left = blockersOf(objects, present);
+        onProgress?.(left.length);
         return { done: left.length === 0, value: left };
       },
-      { timeoutMs: deadline - clock.now(), description: `${objects.length} objects to be gone`, clock },
+      { timeoutMs: wait.deadline - clock.now(), description: `${objects.length} objects to be gone`, clock },
     );
     return [];
   } catch (error) {
