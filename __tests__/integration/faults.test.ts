@@ -312,6 +312,9 @@ exec '${clusterEnv().helm4}' "$@"
         namespaces: `${id}-*`,
         helm: wrapper,
         'stage-timeout': '60s',
+        // Under the default `auto` these hook-free releases go with their namespaces and
+        // helm uninstall never runs: make Helm remove them, to see one uninstall fail.
+        'uninstall-mode': 'helm',
       });
       expect(report.verdict).toBe('leftovers');
       expect(exitCodeOf(report)).toBe(1);
