@@ -277,8 +277,13 @@ async function dryRunBody(
   ports: EnginePorts,
 ): Promise<ReportBody> {
   const dryRun = await ports.group('Dry run: what the teardown would delete', async () => {
-    const summary = dryRunOf(planned.plan, planned.resources, failedGroupVersions, (group, kind) =>
-      inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
+    const summary = dryRunOf(
+      planned.plan,
+      planned.resources,
+      failedGroupVersions,
+      (group, kind) =>
+        inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
+      settings.uninstallMode,
     );
     for (const s of summary.stages)
       ports.info(

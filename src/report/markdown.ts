@@ -394,12 +394,14 @@ function renderDryRun(d: DryRunSummary): string[] {
     '',
     `This was a dry run: nothing was deleted, and the environment was not checked clean. A teardown would delete ${d.objectCount} object(s):`,
     '',
-    '| stage | releases uninstalled | CRD instances deleted first | objects of their manifests |',
+    '| stage | releases removed (how) | CRD instances deleted first | objects of their manifests |',
     '| ---: | --- | ---: | ---: |',
   ];
+  const how = (r: DryRunSummary['stages'][number]['removals'][number]) =>
+    `${codeSpan(r.release)} (${r.method === 'namespace' ? 'with its namespace' : `helm uninstall: ${escapeMarkdown(r.reason ?? '')}`})`;
   for (const s of d.stages)
     out.push(
-      `| ${s.index + 1} | ${s.releases.map(codeSpan).join(', ')} | ${s.crdInstances.length} | ${s.objects.length} |`,
+      `| ${s.index + 1} | ${(s.removals ?? []).map(how).join(', ') || s.releases.map(codeSpan).join(', ')} | ${s.crdInstances.length} | ${s.objects.length} |`,
     );
   out.push(
     `| — | namespaces: ${d.namespaces.map(codeSpan).join(', ') || '(none)'} | | ${d.namespaces.length} |`,

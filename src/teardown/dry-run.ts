@@ -1,8 +1,9 @@
 import type { ObjectRef } from '../inventory/types.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
+import { planNamespaceRemovals } from './remove-with-namespace.js';
 import type { ResourceIndex } from './resource-index.js';
-import { objectsToAwait } from './run-teardown.js';
+import { lastStageTouching, objectsToAwait } from './run-teardown.js';
 
 /** An object a teardown would delete (or leave on purpose). */
 export type DryRunObject = ObjectRef;
@@ -10,8 +11,14 @@ export type DryRunObject = ObjectRef;
 /** What one stage of the teardown would do. */
 export interface DryRunStage {
   readonly index: number;
-  /** Releases `helm uninstall` would remove (keys `namespace/name`). */
+  /** Releases the stage would remove (keys `namespace/name`). */
   readonly releases: readonly string[];
+  /**
+   * How each release would be removed (`uninstall-mode`): `namespace`, with the namespaces the
+   * stage's end deletes, or `helm` (`helm uninstall`), with why not by namespace. A release
+   * whose custom resources are still there when its stage comes is skipped instead.
+   */
+  readonly removals: readonly { release: string; method: 'helm' | 'namespace'; reason?: string }[];
   /** Instances of the stage's CRDs in the scoped namespaces, deleted first (from the snapshot). */
   readonly crdInstances: readonly DryRunObject[];
   /** Objects of the releases' manifests that go with the uninstall. */
@@ -46,9 +53,31 @@ export function dryRunOf(
   resources: ResourceIndex,
   failedGroupVersions: ReadonlySet<string>,
   instancesOf: (group: string, kind: string) => readonly { namespace?: string; name: string }[],
+  uninstallMode: 'auto' | 'helm' = 'auto',
 ): DryRunSummary {
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
   const scoped = new Set(plan.scope.namespaces);
+  const freeAfter = lastStageTouching(plan, resources);
+  /** The removal of each release of a stage, as runTeardown plans it when nothing is skipped. */
+  const removalsOf = (index: number, releases: readonly string[]): DryRunStage['removals'] => {
+    if (uninstallMode === 'helm')
+      return releases.map((release) => ({ release, method: 'helm', reason: 'uninstall-mode is helm' }));
+    const touching = new Map<string, readonly string[]>();
+    for (const n of plan.namespacesToDelete) {
+      const f = freeAfter.get(n)!;
+      if (f.stage === index && !isProtectedNamespace(n)) touching.set(n, f.releases);
+    }
+    const removals = planNamespaceRemovals(
+      releases.map((k) => byKey.get(k)!),
+      touching,
+      new Set(touching.keys()),
+      resources,
+    );
+    return releases.map((release) => {
+      const r = removals.get(release)!;
+      return r.ok ? { release, method: 'namespace' } : { release, method: 'helm', reason: r.reason };
+    });
+  };
   const stages = plan.stages.map((stage): DryRunStage => {
     const crdInstances = stage.crdInstancesFirst
       .filter((crd) => crd.namespaced)
@@ -72,6 +101,7 @@ export function dryRunOf(
     return {
       index: stage.index,
       releases: stage.releases,
+      removals: removalsOf(stage.index, stage.releases),
       crdInstances: crdInstances.sort(byName),
       objects: objects.sort(byName),
       kept: kept.sort(byName),

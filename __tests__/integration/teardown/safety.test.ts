@@ -177,10 +177,13 @@ test('objects made by Helm hooks are reported, since Helm never deletes them', a
   try {
     const { report, summary } = await runAction({ mode: 'teardown', namespaces: ns });
     expect(report.verdict).toBe('leftovers');
-    // The namespace took the hook ConfigMap with it; the cluster-scoped ClusterRole stays.
-    expect(report.teardown!.hookLeftovers.map((b) => [b.kind, b.name])).toEqual([
+    // Both hook objects are found (the ConfigMap before its namespace was deleted); the
+    // namespace then took the ConfigMap with it, and the cluster-scoped ClusterRole stays.
+    expect(report.teardown!.hookLeftovers.map((b) => [b.kind, b.name]).sort()).toEqual([
       ['ClusterRole', `${ns}-hook-role`],
+      ['ConfigMap', 'hook-cm'],
     ]);
+    expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeUndefined();
     expect(summary).toContain('Left by Helm hooks');
   } finally {
     await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${ns}-hook-role`);
@@ -267,6 +270,7 @@ describe('proof of no harm, from the audit log (every client of the admin identi
         {
           index: 0,
           releases: [`${mine}/web`],
+          removals: [{ release: `${mine}/web`, method: 'namespace' }],
           crdInstances: [],
           objects: [
             { apiVersion: 'v1', kind: 'ConfigMap', namespace: mine, name: 'web-config' },
@@ -284,7 +288,18 @@ describe('proof of no harm, from the audit log (every client of the admin identi
       'This was a dry run: nothing was deleted, and the environment was not checked clean.',
     );
     expect(summary).toContain(`\`Deployment ${mine}/web\``);
+    expect(summary).toContain(`| 1 | \`${mine}/web\` (with its namespace) |`);
     expect(log).toContain('dry run: nothing was deleted (4 object(s) would be)');
+    // With uninstall-mode helm, the plan says helm uninstall would remove it, and why.
+    const helm = await runAction({
+      mode: 'teardown',
+      'dry-run': 'true',
+      namespaces: mine,
+      'uninstall-mode': 'helm',
+    });
+    expect(helm.report.dryRun!.stages[0]!.removals).toEqual([
+      { release: `${mine}/web`, method: 'helm', reason: 'uninstall-mode is helm' },
+    ]);
   });
 
   test('a teardown changes only what its scope names, and never PUTs /finalize', async () => {
