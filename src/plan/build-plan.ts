@@ -76,119 +76,28 @@ const refMatches = (ref: OrderRef, r: ReleaseFacts) =>
 export function buildPlan(input: PlanInput): TeardownPlan {
   const warnings: string[] = [];
   const scoped = new Set(input.scope.namespaces);
-  let chosen: HelmRelease[];
-  if (input.releaseRefs.length > 0) {
-    chosen = [];
-    for (const ref of input.releaseRefs) {
-      const found = input.foundReleases.find((r) => r.namespace === ref.namespace && r.name === ref.name);
-      if (found) chosen.push(found);
-      else warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
-    }
-  } else {
-    chosen = input.foundReleases.filter((r) => scoped.has(r.namespace));
-  }
-  const facts = chosen.map(releaseFacts).sort((a, b) => a.key.localeCompare(b.key));
-  const edges: OrderingEdge[] = [...dependencyEdges(facts, input.resourceOf)];
-  for (const o of input.userOrder) {
-    const before = facts.filter((f) => refMatches(o.before, f));
-    const after = facts.filter((f) => refMatches(o.after, f));
-    if (before.length === 0 || after.length === 0) {
-      warnings.push(
-        `order '${o.line}': no release in scope matches '${before.length === 0 ? refText(o.before) : refText(o.after)}'`,
-      );
-      continue;
-    }
-    for (const b of before)
-      for (const a of after)
-        if (b !== a) edges.push({ before: b.key, after: a.key, reason: `order input: ${o.line}` });
-  }
-  const levels = stagesOf(
+  const facts = chosenReleases(input, scoped, warnings)
+    .map(releaseFacts)
+    .sort((a, b) => a.key.localeCompare(b.key));
+  const edges: OrderingEdge[] = [
+    ...dependencyEdges(facts, input.resourceOf),
+    ...userEdges(input, facts, warnings),
+  ];
+  const byKey = new Map(facts.map((f) => [f.key, f]));
+  const stages: PlannedStage[] = stagesOf(
     facts.map((f) => f.key),
     edges,
-  );
-  const byKey = new Map(facts.map((f) => [f.key, f]));
-  const stages: PlannedStage[] = levels.map((keys, index) => ({
+  ).map((keys, index) => ({
     index,
     releases: keys,
     crdInstancesFirst: keys.flatMap((k) => byKey.get(k)!.crds).sort((a, b) => a.name.localeCompare(b.name)),
   }));
-  const deleted = new Set(input.deleteNamespaces ? input.scope.namespaces : []);
-  for (const f of facts) {
-    for (const o of f.objects) {
-      const ns = o.namespace ?? f.release.namespace;
-      const clusterScoped = input.namespacedOf?.(groupOf(o.apiVersion), o.kind) === false;
-      if (keptByHelm(o.annotations) && deleted.has(ns) && o.kind !== 'Namespace' && !clusterScoped) {
-        warnings.push(
-          `release ${f.key} keeps ${o.kind} ${ns}/${o.name} (helm.sh/resource-policy: keep), but namespace ${ns} is deleted ` +
-            'too, which deletes it anyway; move it out of the namespace or set delete-namespaces: false',
-        );
-      }
-    }
-  }
-  // helm uninstall deletes a CRD that a release's templates hold, and the API server then
-  // deletes every instance of it, in every namespace: refuse when that reaches outside the scope.
-  const refusals: string[] = [];
-  const inScopeManifests = new Set(facts.flatMap((f) => f.objects.map((o) => `${o.kind}/${o.name}`)));
-  for (const f of facts) {
-    for (const crd of f.crds.filter((c) => c.source === 'templates')) {
-      const outside = input
-        .instancesOf(crd.group, crd.kind)
-        .filter((i) =>
-          i.namespace === undefined
-            ? !inScopeManifests.has(`${crd.kind}/${i.name}`)
-            : !scoped.has(i.namespace),
-        )
-        .map((i) => (i.namespace ? `${i.namespace}/${i.name}` : i.name))
-        .sort();
-      if (outside.length > 0) {
-        refusals.push(
-          `release ${f.key} ships CRD ${crd.name} in its templates, so uninstalling it deletes the CRD and with it ` +
-            `${outside.length} ${crd.kind} object(s) outside the scope (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? ', …' : ''}); ` +
-            'add their namespaces to the scope or tear them down first',
-        );
-      }
-    }
-  }
-  // A Namespace object in a release's manifest goes with the release (helm uninstall deletes
-  // it, and so does kube-sweep): refuse when it is outside the scope.
-  for (const f of facts) {
-    for (const o of f.objects) {
-      if (
-        o.kind === 'Namespace' &&
-        o.apiVersion === 'v1' &&
-        !scoped.has(o.name) &&
-        !keptByHelm(o.annotations)
-      ) {
-        refusals.push(
-          `release ${f.key} renders Namespace ${o.name}, which is outside the scope: removing the release deletes that ` +
-            `namespace and everything in it; add ${o.name} to the scope (namespaces) or annotate it helm.sh/resource-policy: keep`,
-        );
-      }
-    }
-  }
-  // A namespace that is deleted takes every release in it along, uninstalled or not: a release
-  // there that is not torn down would lose its record and strand its cluster-scoped objects.
-  if (input.deleteNamespaces && input.releaseRefs.length > 0) {
-    const chosenKeys = new Set(facts.map((f) => f.key));
-    for (const r of input.foundReleases) {
-      if (scoped.has(r.namespace) && !chosenKeys.has(releaseKey(r))) {
-        refusals.push(
-          `namespace ${r.namespace} is to be deleted but holds release ${releaseKey(r)}, which 'releases' does not list; ` +
-            "add it to 'releases', or set delete-namespaces: false",
-        );
-      }
-    }
-  }
-  // A release's own objects go with it, even in other namespaces: say so before it happens.
-  for (const f of facts) {
-    for (const o of f.objects) {
-      if (o.namespace !== undefined && o.namespace !== f.release.namespace && !scoped.has(o.namespace)) {
-        warnings.push(
-          `release ${f.key} also has ${o.kind} ${o.namespace}/${o.name}, in a namespace outside the scope: uninstalling the release deletes it`,
-        );
-      }
-    }
-  }
+  warnings.push(...keptButDeletedWarnings(input, facts), ...outsideObjectWarnings(facts, scoped));
+  const refusals = [
+    ...crdCascadeRefusals(input, facts, scoped),
+    ...namespaceObjectRefusals(facts, scoped),
+    ...unlistedReleaseRefusals(input, facts, scoped),
+  ];
   if (
     input.scope.namespaces.length === 0 &&
     input.scope.protectedMatched.length > 0 &&
@@ -211,6 +120,148 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     warnings,
     refusals,
   };
+}
+
+/** Pure: the releases the `releases` input names (a missing one is a warning), else all in the scoped namespaces. */
+function chosenReleases(input: PlanInput, scoped: ReadonlySet<string>, warnings: string[]): HelmRelease[] {
+  if (input.releaseRefs.length === 0) return input.foundReleases.filter((r) => scoped.has(r.namespace));
+  const chosen: HelmRelease[] = [];
+  for (const ref of input.releaseRefs) {
+    const found = input.foundReleases.find((r) => r.namespace === ref.namespace && r.name === ref.name);
+    if (found) chosen.push(found);
+    else warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
+  }
+  return chosen;
+}
+
+/** Pure: the edges of the `order` input; a line that names no release in scope is a warning. */
+function userEdges(input: PlanInput, facts: readonly ReleaseFacts[], warnings: string[]): OrderingEdge[] {
+  const edges: OrderingEdge[] = [];
+  for (const o of input.userOrder) {
+    const before = facts.filter((f) => refMatches(o.before, f));
+    const after = facts.filter((f) => refMatches(o.after, f));
+    if (before.length === 0 || after.length === 0) {
+      warnings.push(
+        `order '${o.line}': no release in scope matches '${before.length === 0 ? refText(o.before) : refText(o.after)}'`,
+      );
+      continue;
+    }
+    for (const b of before)
+      for (const a of after)
+        if (b !== a) edges.push({ before: b.key, after: a.key, reason: `order input: ${o.line}` });
+  }
+  return edges;
+}
+
+/** Pure: a namespaced object Helm keeps in a namespace this teardown deletes goes anyway: say so. */
+function keptButDeletedWarnings(input: PlanInput, facts: readonly ReleaseFacts[]): string[] {
+  const deleted = new Set(input.deleteNamespaces ? input.scope.namespaces : []);
+  const out: string[] = [];
+  for (const f of facts) {
+    for (const o of f.objects) {
+      const ns = o.namespace ?? f.release.namespace;
+      const clusterScoped = input.namespacedOf?.(groupOf(o.apiVersion), o.kind) === false;
+      if (keptByHelm(o.annotations) && deleted.has(ns) && o.kind !== 'Namespace' && !clusterScoped) {
+        out.push(
+          `release ${f.key} keeps ${o.kind} ${ns}/${o.name} (helm.sh/resource-policy: keep), but namespace ${ns} is deleted ` +
+            'too, which deletes it anyway; move it out of the namespace or set delete-namespaces: false',
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Pure: helm uninstall deletes a CRD that a release's templates hold, and the API server then
+ * deletes every instance of it, in every namespace: refuse when that reaches outside the scope.
+ */
+function crdCascadeRefusals(
+  input: PlanInput,
+  facts: readonly ReleaseFacts[],
+  scoped: ReadonlySet<string>,
+): string[] {
+  const out: string[] = [];
+  const inScopeManifests = new Set(facts.flatMap((f) => f.objects.map((o) => `${o.kind}/${o.name}`)));
+  for (const f of facts) {
+    for (const crd of f.crds.filter((c) => c.source === 'templates')) {
+      const outside = input
+        .instancesOf(crd.group, crd.kind)
+        .filter((i) =>
+          i.namespace === undefined
+            ? !inScopeManifests.has(`${crd.kind}/${i.name}`)
+            : !scoped.has(i.namespace),
+        )
+        .map((i) => (i.namespace ? `${i.namespace}/${i.name}` : i.name))
+        .sort();
+      if (outside.length > 0) {
+        out.push(
+          `release ${f.key} ships CRD ${crd.name} in its templates, so uninstalling it deletes the CRD and with it ` +
+            `${outside.length} ${crd.kind} object(s) outside the scope (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? ', …' : ''}); ` +
+            'add their namespaces to the scope or tear them down first',
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Pure: a Namespace object in a release's manifest goes with the release (helm uninstall
+ * deletes it, and so does kube-sweep): refuse when it is outside the scope.
+ */
+function namespaceObjectRefusals(facts: readonly ReleaseFacts[], scoped: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const f of facts) {
+    for (const o of f.objects) {
+      if (
+        o.kind === 'Namespace' &&
+        o.apiVersion === 'v1' &&
+        !scoped.has(o.name) &&
+        !keptByHelm(o.annotations)
+      ) {
+        out.push(
+          `release ${f.key} renders Namespace ${o.name}, which is outside the scope: removing the release deletes that ` +
+            `namespace and everything in it; add ${o.name} to the scope (namespaces) or annotate it helm.sh/resource-policy: keep`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Pure: a namespace that is deleted takes every release in it along, uninstalled or not: a
+ * release there that is not torn down would lose its record and strand its cluster-scoped objects.
+ */
+function unlistedReleaseRefusals(
+  input: PlanInput,
+  facts: readonly ReleaseFacts[],
+  scoped: ReadonlySet<string>,
+): string[] {
+  if (!input.deleteNamespaces || input.releaseRefs.length === 0) return [];
+  const chosenKeys = new Set(facts.map((f) => f.key));
+  return input.foundReleases
+    .filter((r) => scoped.has(r.namespace) && !chosenKeys.has(releaseKey(r)))
+    .map(
+      (r) =>
+        `namespace ${r.namespace} is to be deleted but holds release ${releaseKey(r)}, which 'releases' does not list; ` +
+        "add it to 'releases', or set delete-namespaces: false",
+    );
+}
+
+/** Pure: a release's own objects go with it, even in other namespaces: say so before it happens. */
+function outsideObjectWarnings(facts: readonly ReleaseFacts[], scoped: ReadonlySet<string>): string[] {
+  return facts.flatMap((f) =>
+    f.objects
+      .filter(
+        (o) => o.namespace !== undefined && o.namespace !== f.release.namespace && !scoped.has(o.namespace),
+      )
+      .map(
+        (o) =>
+          `release ${f.key} also has ${o.kind} ${o.namespace}/${o.name}, in a namespace outside the scope: uninstalling the release deletes it`,
+      ),
+  );
 }
 
 function refText(ref: OrderRef): string {

@@ -62,7 +62,6 @@ export function planRemediation(
 ): RemediationPlan {
   const registrations: RemediationAction[] = [];
   const recreate = new Map<string, string[]>();
-  const finalizers: RemediationAction[] = [];
   const skipped: SkippedRemediation[] = [];
   const backend = serviceBackends(inventory);
   const dead = (service: { namespace?: string; name?: string } | null | undefined) => {
@@ -73,7 +72,6 @@ export function planRemediation(
     policy.clusterWide || f.scope === 'environment'
       ? undefined
       : 'its backend is outside the scope of the inputs';
-
   for (const f of findings) {
     if (f.code === 'StaleAPIService') {
       const api = fullObjectsOf(inventory, 'apiservices').find((a) => a.metadata?.name === f.object.name);
@@ -83,22 +81,9 @@ export function planRemediation(
       if (why) skipped.push({ finding: f.key, reason: why });
       else registrations.push({ type: 'delete-apiservice', name: f.object.name, because: [f.key] });
     } else if (f.code === 'WebhookBackendMissing') {
-      const config = webhookConfigurations(inventory).find(
-        (c) => c.kind === f.object.kind && c.name === f.object.name,
-      );
-      const allDead = config !== undefined && config.webhooks.every((w) => dead(w.clientConfig?.service));
-      const why =
-        clusterScopedAllowed(f) ??
-        (allDead ? undefined : 'some webhook in it has a backend or a URL: remove the dead webhook by hand');
-      if (why || !config)
-        skipped.push({ finding: f.key, reason: why ?? 'configuration not in the snapshot' });
-      else
-        registrations.push({
-          type: 'delete-webhook-configuration',
-          kind: config.kind,
-          name: config.name,
-          because: [f.key],
-        });
+      const r = webhookRemediation(f, inventory, dead, clusterScopedAllowed(f));
+      if ('reason' in r) skipped.push(r);
+      else registrations.push(r);
     } else if (f.code === 'OrphanInMissingNamespace') {
       const ns = f.object.namespace ?? '';
       const why = namespaceAllowed(ns, policy);
@@ -106,30 +91,7 @@ export function planRemediation(
       else recreate.set(ns, [...(recreate.get(ns) ?? []), f.key]);
     }
   }
-
-  const findingKeys = new Set(findings.map((f) => f.key));
-  const named = new Set(policy.forceRemoveFinalizers);
-  for (const o of inventory.objects) {
-    if (!o.deletionTimestamp) continue;
-    for (const finalizer of o.finalizers ?? []) {
-      if (!named.has(finalizer)) continue;
-      const subject = finalizerGroupSubject(o.namespace, finalizer);
-      const because = [
-        findingKey('OperatorGoneFinalizer', subject),
-        findingKey('StuckFinalizer', subject),
-      ].filter((k) => findingKeys.has(k));
-      if (because.length === 0) continue;
-      const why =
-        o.namespace !== undefined
-          ? namespaceAllowed(o.namespace, policy)
-          : policy.clusterWide
-            ? undefined
-            : 'a cluster-scoped object (only a cluster-wide scan removes those)';
-      if (why) skipped.push({ finding: because[0]!, reason: `${o.resource} ${o.name}: ${why}` });
-      else finalizers.push({ type: 'remove-finalizer', object: target(o), finalizer, because });
-    }
-  }
-
+  const finalizers = finalizerRemovals(findings, inventory, policy, skipped);
   const namespaces = [...recreate.keys()].sort();
   return {
     actions: [
@@ -148,6 +110,64 @@ export function planRemediation(
     ],
     skipped,
   };
+}
+
+/**
+ * Pure: deleting a webhook configuration whose every webhook's backend is gone, or why not
+ * (`outOfScope`: the reason it is outside the scope, from the caller).
+ */
+function webhookRemediation(
+  f: Finding,
+  inventory: Inventory,
+  dead: (service: { namespace?: string; name?: string } | null | undefined) => boolean,
+  outOfScope: string | undefined,
+): RemediationAction | SkippedRemediation {
+  const config = webhookConfigurations(inventory).find(
+    (c) => c.kind === f.object.kind && c.name === f.object.name,
+  );
+  const allDead = config !== undefined && config.webhooks.every((w) => dead(w.clientConfig?.service));
+  const why =
+    outOfScope ??
+    (allDead ? undefined : 'some webhook in it has a backend or a URL: remove the dead webhook by hand');
+  if (why || !config) return { finding: f.key, reason: why ?? 'configuration not in the snapshot' };
+  return { type: 'delete-webhook-configuration', kind: config.kind, name: config.name, because: [f.key] };
+}
+
+/**
+ * Pure: removing each finalizer that `force-remove-finalizers` names from an object being
+ * deleted, when an OperatorGoneFinalizer or StuckFinalizer finding is about it and the object is
+ * in scope; the others are added to `skipped` with why.
+ */
+function finalizerRemovals(
+  findings: readonly Finding[],
+  inventory: Inventory,
+  policy: RemediationPolicy,
+  skipped: SkippedRemediation[],
+): RemediationAction[] {
+  const findingKeys = new Set(findings.map((f) => f.key));
+  const named = new Set(policy.forceRemoveFinalizers);
+  const out: RemediationAction[] = [];
+  for (const o of inventory.objects) {
+    if (!o.deletionTimestamp) continue;
+    for (const finalizer of o.finalizers ?? []) {
+      if (!named.has(finalizer)) continue;
+      const subject = finalizerGroupSubject(o.namespace, finalizer);
+      const because = [
+        findingKey('OperatorGoneFinalizer', subject),
+        findingKey('StuckFinalizer', subject),
+      ].filter((k) => findingKeys.has(k));
+      if (because.length === 0) continue;
+      const why =
+        o.namespace !== undefined
+          ? namespaceAllowed(o.namespace, policy)
+          : policy.clusterWide
+            ? undefined
+            : 'a cluster-scoped object (only a cluster-wide scan removes those)';
+      if (why) skipped.push({ finding: because[0]!, reason: `${o.resource} ${o.name}: ${why}` });
+      else out.push({ type: 'remove-finalizer', object: target(o), finalizer, because });
+    }
+  }
+  return out;
 }
 
 function target(o: ObjectMetadata) {
