@@ -21,6 +21,11 @@ export interface NamespaceOutcome {
    *   the wait while the namespace's conditions named no cause), so it was not waited for.
    */
   readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited';
+  /**
+   * From the namespace's deletion request until the wait saw it gone. The wait starts after
+   * the last stage, so for a namespace deleted during an earlier stage this is an upper
+   * bound (it may have gone long before).
+   */
   readonly durationMs: number;
   /**
    * For `stuck`: the deletion conditions that are True (NamespaceDeletionDiscoveryFailure,

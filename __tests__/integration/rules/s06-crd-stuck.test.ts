@@ -4,6 +4,7 @@
  * finalizer, caused by the finalizer whose operator is gone.
  */
 import { KubernetesApiError } from '../../../src/cluster/errors.js';
+import { waitFor } from '../../../src/util/wait.js';
 import { createNamespace, uniqueName } from '../support/cluster.js';
 import {
   adminApiForSuite,
@@ -36,8 +37,21 @@ test('S06: CRDStuckTerminating lists the instance that holds it, caused by Opera
     await api.request({ method: 'DELETE', path: crdPath });
     await waitForCondition(api, crdPath, 'Terminating');
     // While the CRD is Terminating, creating its objects is refused (on v1.37 with 403, not the
-    // 405 of older releases that reference.md 0.2 quotes).
-    const refused = await createWidget(api, group, ns, 'w2', []).catch((e: unknown) => e);
+    // 405 of older releases that reference.md 0.2 quotes). The API server refuses once its own
+    // CRD cache sees the condition, which can lag the object just read (a fresh-clone run under
+    // load got one create through): try until refused, deleting any Widget that got through.
+    const refused = await waitFor(
+      async () => {
+        const error = await createWidget(api, group, ns, 'w2', []).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (error === undefined)
+          await api.request({ method: 'DELETE', path: `/apis/${group}/v1/namespaces/${ns}/widgets/w2` });
+        return { done: error !== undefined, value: error };
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(refused).toBeInstanceOf(KubernetesApiError);
     expect((refused as KubernetesApiError).apiMessage).toContain(
       'create not allowed while custom resource definition is terminating',
