@@ -50,7 +50,7 @@ test('S06: CRDStuckTerminating lists the instance that holds it, caused by Opera
           await api.request({ method: 'DELETE', path: `/apis/${group}/v1/namespaces/${ns}/widgets/w2` });
         return { done: error !== undefined, value: error };
       },
-      { timeoutMs: 30_000 },
+      { timeoutMs: 30_000, description: 'creating a Widget to be refused while its CRD is Terminating' },
     );
     expect(refused).toBeInstanceOf(KubernetesApiError);
     expect((refused as KubernetesApiError).apiMessage).toContain(
