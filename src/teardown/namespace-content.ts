@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { groupOf } from '../cluster/api-version.js';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath } from '../inventory/list.js';
@@ -22,9 +23,8 @@ export function contentCollections(
   );
   const out = new Map<string, KindAddress>();
   for (const o of inventory.byNamespace.get(namespace) ?? []) {
-    const slash = o.apiVersion.lastIndexOf('/');
-    const group = slash < 0 ? '' : o.apiVersion.slice(0, slash);
-    const version = o.apiVersion.slice(slash + 1);
+    const group = groupOf(o.apiVersion);
+    const version = o.apiVersion.slice(group ? group.length + 1 : 0);
     const key = `${group}/${version}/${o.resource}`;
     const served = deletable.get(key);
     if (served && !out.has(key)) out.set(key, { group, version, resource: o.resource, namespaced: true });

@@ -1,3 +1,4 @@
+import { groupOf } from '../cluster/api-version.js';
 import { keptByHelm } from '../helm/manifest.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { ResourceIndex } from './resource-index.js';
@@ -108,9 +109,8 @@ export function removalWithNamespaces(
   const namespaces = new Set([home]);
   const direct: AwaitedObject[] = [];
   for (const o of release.objects) {
-    const slash = o.apiVersion.lastIndexOf('/');
-    const group = slash < 0 ? '' : o.apiVersion.slice(0, slash);
-    const address = resources(group, o.kind, o.apiVersion.slice(slash + 1));
+    const group = groupOf(o.apiVersion);
+    const address = resources(group, o.kind, o.apiVersion.slice(group ? group.length + 1 : 0));
     if (!address) return { ok: false, reason: `${o.kind} ${o.apiVersion} is not served` };
     const namespace = address.namespaced ? (o.namespace ?? home) : undefined;
     if (namespace && deletedNow.has(namespace)) {
