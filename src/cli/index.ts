@@ -1,5 +1,4 @@
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
+import { Inputs, type InputName, type ModeName } from '../config/inputs.js';
 import { InputError, parseSettings, type Settings } from '../config/settings.js';
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
@@ -9,72 +8,16 @@ import type { Report } from '../report/report.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
-import { closestMatch } from '../util/edit-distance.js';
 import { inFlagTerms } from '../report/face.js';
 import { buildInfo, versionLine } from './version.js';
+import { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
+import { commandHelp, generalHelp, usage } from './help.js';
 
-const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
+export { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
+export { usage } from './help.js';
 
 /** A command word: the mode of the run. */
-type Mode = (typeof commands)[number];
-
-/** What an empty value means, for the inputs whose default is no value. */
-const emptyMeans: Partial<Record<InputName, string>> = {
-  [Inputs.kubeconfig]: '$KUBECONFIG (its files merged), then ~/.kube/config',
-  [Inputs.context]: "the kubeconfig's current-context",
-  [Inputs.scanScope]: 'cluster for scan, environment otherwise',
-  [Inputs.reportPath]: 'no file (--output json prints the report)',
-  [Inputs.githubToken]: '$GITHUB_TOKEN',
-};
-
-/** The three ways to install (README "CLI" and docs/install.md say the same). */
-const install = `Install (any one of):
-  npm i -g kube-sweep                npm package (Node 24); or run it once: npx kube-sweep scan ...
-  kube-sweep-linux-x64               single executable, no Node needed (scripts/sea.mjs builds it)
-  kubectl-sweep on PATH              kubectl plugin: kubectl sweep scan ... (the same binary renamed,
-                                     or npm i -g, or krew: kubectl krew install --manifest=plugins/sweep.yaml)`;
-
-/** Pure: rows of two columns, the first padded to the widest (plus two spaces). */
-function columns(rows: readonly (readonly [string, string])[], indent = '  '): string[] {
-  const width = Math.max(...rows.map(([a]) => a.length)) + 2;
-  return rows.map(([a, b]) => `${indent}${a.padEnd(width)}${b}`.trimEnd());
-}
-
-/** The help text (`--help`, and after a missing or unknown command). */
-export const usage = [
-  'Usage: kube-sweep <command> [options]',
-  '',
-  'Commands:',
-  ...columns([
-    ['plan', 'show the teardown plan for the scope (stages, order, namespaces); changes nothing'],
-    ['teardown', 'uninstall the releases in scope in order, wait until everything is gone,'],
-    ['', 'delete the scoped namespaces'],
-    ['scan', 'find leftovers and orphans (stuck namespaces, unavailable APIServices, webhooks'],
-    ['', 'without a backend, stuck finalizers, orphans in missing namespaces, ...)'],
-    ['inventory', 'read the whole cluster; report what was read and what could not be'],
-  ]),
-  '',
-  'Options (each is the action input of the same name; action.yml describes them):',
-  ...columns([
-    ...Object.values(Inputs)
-      .filter((n) => n !== Inputs.mode)
-      .map((n): [string, string] => [
-        `--${n} <value>`,
-        `default: ${emptyMeans[n] ?? (InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' '))}`,
-      ]),
-    ['--output <format>', 'text (default), markdown or json'],
-    ['--version', 'print the version and the commit it was built from'],
-    ['--help', 'this text'],
-  ]),
-  '',
-  'The cluster: --kubeconfig takes a path, the kubeconfig YAML or its base64; without it the',
-  'files of $KUBECONFIG are read (merged as kubectl merges them), else ~/.kube/config.',
-  '--cluster kind creates a kind cluster instead (docker and kind on PATH).',
-  '',
-  'Exit codes: 0 done (clean, planned, or inventory read), 1 leftovers (the teardown left things',
-  'behind, or findings over --fail-on), 2 it could not run (a usage error, bad input, cluster',
-  'unreachable).',
-].join('\n');
+type Mode = ModeName;
 
 export { inFlagTerms };
 
@@ -206,106 +149,6 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
 }
 
 /**
- * The CLI's flags for node:util parseArgs: every input but `mode` (the command word is the mode:
- * a `--mode plan` beside `teardown` must not be ignored) takes a value; then --output, --help
- * and --version.
- */
-const flags = {
-  ...Object.fromEntries(
-    Object.values(Inputs)
-      .filter((n) => n !== Inputs.mode)
-      .map((n) => [n, { type: 'string' as const }]),
-  ),
-  output: { type: 'string', default: 'text' },
-  help: { type: 'boolean', default: false },
-  version: { type: 'boolean', default: false },
-} satisfies ParseArgsOptionsConfig;
-
-/** What the command line holds once it parsed: the flags' values and the command word(s). */
-export interface CommandLine {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
-  readonly positionals: readonly string[];
-}
-
-/** How to get help: the last line of a usage error about an option. */
-const seeHelp = 'run kube-sweep --help for the commands and options';
-
-/**
- * A value after a flag may start with `-` when it is a negative number or duration (`-1`,
- * `-5m`: the input then says what it takes) or a YAML list item (`- {code: X}`, as the README
- * writes `ignore`); anything else that starts with `-` is taken for a flag given no value.
- */
-const dashValue = /^-(\d|\.\d|\s)/;
-
-/**
- * Pure: reads the command line (node:util parseArgs, with our own checks on its tokens instead
- * of its messages). A usage error is a message naming the flag and the fix: an unknown option
- * (with the closest known one, util/edit-distance.ts), `--mode`, a flag with no value, a value
- * that looks like a flag, a value given to --help or --version.
- * @returns the values and positionals, or `{ error }` (the CLI exits 2 with it).
- */
-export function parseCommandLine(argv: readonly string[]): CommandLine | { readonly error: string } {
-  const { values, positionals, tokens } = parseArgs({
-    args: [...argv],
-    options: flags,
-    allowPositionals: true,
-    strict: false,
-    tokens: true,
-  });
-  const known = Object.keys(flags);
-  for (const t of tokens) {
-    if (t.kind !== 'option') continue;
-    const flag = t.rawName;
-    if (t.name === Inputs.mode)
-      return {
-        error: `--mode is not a flag: the command word is the mode (kube-sweep ${commands.join('|')} ...)`,
-      };
-    const spec = (flags as Record<string, { type: 'string' | 'boolean' }>)[t.name];
-    if (!spec) {
-      const near = flag.startsWith('--') ? closestMatch(t.name, known) : undefined;
-      return {
-        error: `unknown option ${flag}${near ? `; did you mean --${near}?` : ''}\n${seeHelp}`,
-      };
-    }
-    if (spec.type === 'boolean' && t.value !== undefined)
-      return { error: `${flag} takes no value (it is given '${t.value}')\n${seeHelp}` };
-    if (spec.type !== 'string') continue;
-    if (t.value === undefined) return { error: `${flag} needs a value: ${flag} <value>\n${seeHelp}` };
-    if (t.inlineValue || !t.value.startsWith('-') || dashValue.test(t.value)) continue;
-    const next = t.value.replace(/^--?([^=]*).*$/s, '$1');
-    return {
-      error:
-        next === Inputs.mode || Object.hasOwn(flags, next)
-          ? `${flag} needs a value before ${t.value}: ${flag} <value>\n${seeHelp}`
-          : `${flag} is followed by '${t.value}', which starts with '-' and so is not taken as its value; ` +
-            `to give it as the value, write ${flag}=${t.value}`,
-    };
-  }
-  return { values: values as CommandLine['values'], positionals };
-}
-
-/**
- * Pure: the command word, or a usage error: none given, more than one, or not a command (with
- * the closest command).
- */
-export function commandOf(positionals: readonly string[]): Mode | { readonly error: string } {
-  const [command, ...extra] = positionals;
-  if (command === undefined)
-    return { error: `a command is needed: ${commands.join(', ')} (kube-sweep <command> [options])` };
-  if (!(commands as readonly string[]).includes(command)) {
-    const near = closestMatch(command, commands);
-    return {
-      error: `unknown command '${command}'${near ? `; did you mean ${near}?` : ''}; commands: ${commands.join(', ')}`,
-    };
-  }
-  if (extra.length)
-    return {
-      error: `'${extra[0]}' follows the command '${command}', which takes no argument: give everything else as options (the scope with --namespaces, --selector or --releases)`,
-    };
-  return command as Mode;
-}
-
-/**
  * The settings from the command word and the flags (an unset --github-token falls back to
  * $GITHUB_TOKEN), with --report-path checked before anything runs.
  * @returns the settings, or the exit code 2 after writing the input error to `err` (in flag terms).
@@ -392,6 +235,20 @@ function emitReport(
 }
 
 /**
+ * Pure: the help `--help`/`-h` or the `help` command asks for (`help <command>`, `<command> -h`:
+ * that command's), a usage error (starting `kube-sweep: `) for help on no such command, or
+ * undefined when no help is asked for.
+ */
+function helpOf(values: CommandLine['values'], positionals: readonly string[]): string | undefined {
+  const words = positionals[0] === 'help' ? positionals.slice(1) : values.help ? positionals : undefined;
+  if (words === undefined) return undefined;
+  const [command, ...extra] = words;
+  if (command === undefined) return generalHelp();
+  const mode = commandOf([command, ...extra]);
+  return typeof mode === 'string' ? commandHelp(mode) : `kube-sweep: ${mode.error}\n`;
+}
+
+/**
  * The CLI: the same engine as the action, with inputs as flags.
  * @returns the process exit code (see exitCodeOf; 2 for bad flags).
  */
@@ -406,13 +263,15 @@ export async function main(
     return 2;
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    out(`${install}\n\n${usage}\n`);
-    return 0;
-  }
   if (values.version) {
     out(versionLine(buildInfo()) + '\n');
     return 0;
+  }
+  const help = helpOf(values, positionals);
+  if (help !== undefined) {
+    if (help.startsWith('kube-sweep: ')) err(help);
+    else out(help);
+    return help.startsWith('kube-sweep: ') ? 2 : 0;
   }
   const command = commandOf(positionals);
   if (typeof command !== 'string') {

@@ -1,16 +1,6 @@
-import { commandOf, main, parseCommandLine, usage } from '../../../src/cli/index.js';
+import { commandOf, parseCommandLine, usage } from '../../../src/cli/index.js';
 import { maxDurationText } from '../../../src/config/settings.js';
-
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(
-    args,
-    (s) => (out += s),
-    (s) => (err += s),
-  );
-  return { code, out, err };
-}
+import { cli } from '../support/cli.js';
 
 test('--mode is refused: the command word is the mode, so a "plan" can never run a teardown', async () => {
   const r = await cli(['teardown', '--namespaces', 'pr-1', '--mode', 'plan']);
@@ -60,10 +50,10 @@ test('no command: a line saying one is needed, then the usage, on stderr; exit 2
 
 test('a misspelt command is named with the closest command; a second word is refused, not ignored', () => {
   expect(commandOf(['scna'])).toEqual({
-    error: "unknown command 'scna'; did you mean scan?; commands: teardown, plan, scan, inventory",
+    error: "unknown command 'scna'; did you mean scan?; commands: teardown, plan, scan, inventory, help",
   });
   expect(commandOf(['purge'])).toEqual({
-    error: "unknown command 'purge'; commands: teardown, plan, scan, inventory",
+    error: "unknown command 'purge'; commands: teardown, plan, scan, inventory, help",
   });
   expect(commandOf(['scan', 'pr-12'])).toEqual({
     error:

@@ -1,20 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inFlagTerms, main, text, usage } from '../../../src/cli/index.js';
+import { inFlagTerms, text, usage } from '../../../src/cli/index.js';
 import type { Finding } from '../../../src/rules/findings.js';
 import type { Report } from '../../../src/report/report.js';
-
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(
-    args,
-    (s) => (out += s),
-    (s) => (err += s),
-  );
-  return { code, out, err };
-}
+import { cli } from '../support/cli.js';
 
 test('a missing kubeconfig is named as the --kubeconfig flag, with the fallbacks it tried', async () => {
   const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
@@ -61,7 +51,7 @@ test('the help is aligned in columns and says where the kubeconfig comes from', 
   const column = new Set(options.map((l) => l.search(/ {2,}\S/) + l.slice(l.search(/ {2,}\S/)).search(/\S/)));
   expect(column.size).toBe(1);
   expect(usage).toMatch(
-    /--kubeconfig <value> +default: \$KUBECONFIG \(its files merged\), then ~\/\.kube\/config/,
+    /--kubeconfig <value> +A kubeconfig: a file path, the YAML itself, or base64 of either\.\n +default: \$KUBECONFIG \(its files merged\), then ~\/\.kube\/config\n/,
   );
   expect(usage).toContain('--output <format>');
 });

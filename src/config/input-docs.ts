@@ -1,0 +1,221 @@
+import { inputRef, inputSet, type InputName, type ModeName } from './inputs.js';
+
+/**
+ * What one input means, in one place: action.yml's `description` of the input is
+ * `summary` + ' ' + `details` in the action's words (`npm run action-yml` writes it;
+ * `__tests__/unit/config/action-yml.test.ts` checks it), and the CLI's help shows the
+ * `summary` in the CLI's words beside the flag, under the `commands` that read it.
+ */
+export interface InputDoc {
+  /** One sentence, at most 80 characters: what the input is (the CLI help's line). */
+  readonly summary: string;
+  /** The rest of action.yml's description; '' when the summary says it all. */
+  readonly details: string;
+  /** The modes (CLI commands) whose run reads the input; empty for `mode` itself. */
+  readonly commands: readonly ModeName[];
+}
+
+const all: readonly ModeName[] = ['teardown', 'plan', 'scan', 'inventory'];
+const scoped: readonly ModeName[] = ['teardown', 'plan', 'scan'];
+const planned: readonly ModeName[] = ['teardown', 'plan'];
+const teardown: readonly ModeName[] = ['teardown'];
+const acting: readonly ModeName[] = ['teardown', 'scan'];
+
+const kind = inputSet('cluster', 'kind');
+
+/** Every input's documentation (see InputDoc). */
+export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
+  mode: {
+    summary: 'What to do: teardown, plan, scan or inventory.',
+    details:
+      '`teardown`: uninstall the releases in scope stage by stage, wait until their objects are gone, delete the scoped namespaces. `plan`: show that plan and change nothing. `scan`: find leftovers and orphans (a scheduled hygiene job). `inventory`: read the whole cluster and report what was read and what could not be.',
+    commands: [],
+  },
+  namespaces: {
+    summary: "The environment's namespaces: names or globs (pr-12, pr-*).",
+    details:
+      'One per line or comma-separated. kube-system, kube-public, kube-node-lease and default are never deleted.',
+    commands: scoped,
+  },
+  selector: {
+    summary: 'A namespace label selector (env=pr-12, team in (a,b)).',
+    details: 'Namespaces whose labels match are in scope too.',
+    commands: scoped,
+  },
+  releases: {
+    summary: 'Helm releases to tear down, as namespace/name.',
+    details:
+      'One `namespace/name` per line or comma-separated. Empty: every release in the scoped namespaces.',
+    commands: scoped,
+  },
+  'delete-namespaces': {
+    summary: 'Delete the scoped namespaces and wait until they are gone.',
+    details:
+      'Each is deleted as soon as the releases of the last stage touching it are removed (a namespace no release touches: after the last stage).',
+    commands: planned,
+  },
+  'dry-run': {
+    summary: 'Read, plan and check everything, then report what would be deleted.',
+    details:
+      'With mode teardown: no create, update, patch or delete request is sent. The verdict is `planned`, never `clean`.',
+    commands: teardown,
+  },
+  order: {
+    summary: 'Extra ordering constraints: `app -> operator` tears app down first.',
+    details:
+      'One per line (release names or namespace/name). Merged with the order kube-sweep derives from CRDs, webhooks and APIServices; a cycle is an error.',
+    commands: planned,
+  },
+  timeout: {
+    summary: 'Budget of the whole teardown (a duration).',
+    details: `For example 15m; at most 24d20h31m23s, the longest timer Node.js sets. When it is shorter than the default ${inputRef('stage-timeout')} and ${inputRef('stage-timeout')} is unset, each stage gets the whole ${inputRef('timeout')} (the log says so).`,
+    commands: teardown,
+  },
+  'stage-timeout': {
+    summary: 'Budget of one stage, from its start (a duration).',
+    details: `For example 5m; at most 24d20h31m23s. Its custom-resource wait, \`helm uninstall\`s and wait for its objects share it; also the budget of the namespace wait and of a remediation's waits. Never past ${inputRef('timeout')}; a ${inputRef('stage-timeout')} set above ${inputRef('timeout')} is refused.`,
+    commands: acting,
+  },
+  helm: {
+    summary: 'The Helm executable (Helm 3 or 4): a name on PATH or a path.',
+    details:
+      'A teardown (dry run included) whose scope holds a release runs `helm version` first and stops before any change when it fails or is not Helm 3 or 4; a scope with no release needs no helm.',
+    commands: teardown,
+  },
+  'uninstall-concurrency': {
+    summary: 'How many `helm uninstall` run at once within a stage (1-32).',
+    details: '',
+    commands: teardown,
+  },
+  'uninstall-mode': {
+    summary: 'How releases are removed: auto (with their namespace when it can) or helm.',
+    details:
+      "`auto`: a release with no pre-delete or post-delete hook whose record's namespace this teardown deletes at the end of its stage, and whose kinds are all served, is removed with that namespace, unless a release touching the namespace must go through Helm or is skipped. Its namespaced objects in namespaces deleted then go with them; kube-sweep first deletes its other objects itself, in Helm's uninstall order, except those with a `helm.sh/resource-policy` annotation. Every other release goes through `helm uninstall`. `helm`: every release goes through `helm uninstall`. Either way each deleted namespace is emptied as soon as its deletion is accepted.",
+    commands: teardown,
+  },
+  'scan-scope': {
+    summary: 'Which findings the scan reports: environment or cluster.',
+    details:
+      '`environment`: the scoped namespaces, what backs them, and what blocks them wherever it is; `cluster`: everything. Empty: environment for teardown and plan, cluster for scan.',
+    commands: scoped,
+  },
+  'fail-on': {
+    summary: 'Findings that fail the run: a severity, finding codes, both, or never.',
+    details:
+      'A severity (`error`, `warning`, `info`) means that and worse; codes are listed in docs/finding-codes.md.',
+    commands: scoped,
+  },
+  'stuck-after': {
+    summary: 'How long a deletion may take before the scan calls it stuck (a duration).',
+    details: 'Deletions of namespaces, finalizers and CRDs.',
+    commands: scoped,
+  },
+  ignore: {
+    summary: 'Findings to suppress (counted in the report), as a YAML list.',
+    details:
+      'Entries with any of: code, kind, namespace, name (globs) and selector (labels), e.g. `- {code: StuckFinalizer, namespace: "ci-*"}`.',
+    commands: scoped,
+  },
+  remediate: {
+    summary: 'none: report only; safe: fix what is safe to fix, then scan again.',
+    details: `\`safe\`: after the scan, delete APIServices and admission webhook configurations whose backend Service or namespace is gone, create a missing namespace that still stores objects and delete it properly, remove the finalizers named in ${inputRef('force-remove-finalizers')}; only within the scope of the inputs; then scan again. Every action is logged and reported.`,
+    commands: acting,
+  },
+  'force-remove-finalizers': {
+    summary: `Finalizer names ${inputSet('remediate', 'safe')} may remove from stuck objects.`,
+    details:
+      'One per line or comma-separated; only from in-scope objects a StuckFinalizer/OperatorGoneFinalizer finding reports. Removing a finalizer skips its cleanup: name only finalizers whose controller is gone for good.',
+    commands: acting,
+  },
+  'etcd-endpoint': {
+    summary: 'Optional, read-only: an etcd client URL (http://127.0.0.1:2379).',
+    details:
+      'kube-sweep then reads the keys under /registry/ and reports custom-resource data no CRD serves (OrphanedCRDataInEtcd). Empty: etcd is not read.',
+    commands: all,
+  },
+  'etcd-tls': {
+    summary: `For an https ${inputRef('etcd-endpoint')}: CA, client certificate, client key.`,
+    details: 'Three PEM file paths, comma-separated.',
+    commands: all,
+  },
+  cluster: {
+    summary: 'existing: the kubeconfig and context; kind: create a kind cluster.',
+    details: `\`existing\`: use ${inputRef('kubeconfig')}/${inputRef('context')}. \`kind\`: create a kind cluster named ${inputRef('kind-cluster-name')} (or reuse one of that name) and delete it in the post step.`,
+    commands: all,
+  },
+  kubeconfig: {
+    summary: 'A kubeconfig: a file path, the YAML itself, or base64 of either.',
+    details:
+      'Empty: $KUBECONFIG, then ~/.kube/config. Its credentials are masked; exec-plugin and tokenFile tokens are obtained again when they expire or get a 401, and masked too.',
+    commands: all,
+  },
+  context: {
+    summary: 'Context of the kubeconfig to use.',
+    details: 'Empty: its current-context.',
+    commands: all,
+  },
+  'kind-cluster-name': {
+    summary: `Name of the kind cluster (with ${kind}).`,
+    details: '',
+    commands: all,
+  },
+  'kind-config': {
+    summary: `Path to a kind cluster config file (with ${kind}).`,
+    details: '',
+    commands: all,
+  },
+  'kind-node-image': {
+    summary: `kind node image, e.g. kindest/node:v1.33.1 (with ${kind}).`,
+    details: "Empty: kind's default.",
+    commands: all,
+  },
+  'kind-wait': {
+    summary: 'How long kind waits for the control plane to be ready (a duration).',
+    details: 'For example 60s or 5m; at most 24d20h31m23s.',
+    commands: all,
+  },
+  'kind-keep': {
+    summary: 'Keep the kind cluster this run created instead of deleting it.',
+    details: 'The action deletes it in the post step, the CLI when the run ends.',
+    commands: all,
+  },
+  'request-timeout': {
+    summary: 'Timeout of one API request (a duration).',
+    details:
+      'For example 30s; at most 24d20h31m23s. Requests are retried on HTTP 429, 500, 502, 503 and 504, and when no answer came.',
+    commands: all,
+  },
+  'list-concurrency': {
+    summary: 'How many list requests run at once (1-64).',
+    details: '',
+    commands: all,
+  },
+  'page-size': {
+    summary: 'Objects per list page (`limit`, 1-10000).',
+    details: '',
+    commands: all,
+  },
+  'report-path': {
+    summary: 'Where the JSON report is written.',
+    details: 'Empty: $RUNNER_TEMP/kube-sweep-report.json (the CLI: no file).',
+    commands: all,
+  },
+  'pr-comment': {
+    summary: 'Keep one comment with the summary on the pull request.',
+    details:
+      'On a pull_request or pull_request_target event; updated on every run of this step. Needs `permissions: pull-requests: write`. Other events: a notice, no comment.',
+    commands: all,
+  },
+  'check-run': {
+    summary: 'Create a check run with the verdict, the summary and the findings.',
+    details:
+      'Named "kube-sweep (<mode>)", on the commit (the pull request head on PR events), with the verdict as conclusion and one annotation per finding. Needs `permissions: checks: write`.',
+    commands: all,
+  },
+  'github-token': {
+    summary: `Token for ${inputRef('pr-comment')} and ${inputRef('check-run')}.`,
+    details:
+      'A 403 (missing permission, pull request from a fork) is a warning, never a failed step. The CLI reads GITHUB_TOKEN when it is not given.',
+    commands: all,
+  },
+};
