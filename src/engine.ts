@@ -1,6 +1,6 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
-import { InputDefaults } from './config/inputs.js';
+import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
 import { findReleases } from './helm/discover-releases.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
@@ -219,9 +219,9 @@ function scan(
   for (const x of suppressed) ports.info(`ignore ${x.entry}: ${x.count} finding(s) suppressed`);
   const failing = failingFindings(findings, settings.failOn);
   ports.info(
-    `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over the fail-on policy` +
+    `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over ${inputRef(Inputs.failOn)}` +
       (all.length > inScope.length
-        ? `; ${all.length - inScope.length} more outside the environment (scan-scope: cluster shows them)`
+        ? `; ${all.length - inScope.length} more outside the environment (${inputSet(Inputs.scanScope, 'cluster')} shows them)`
         : ''),
   );
   if (options.annotateFailing !== false)
@@ -475,7 +475,7 @@ export const modes: Record<
   async teardown(settings, cluster, ports) {
     if (settings.stageTimeoutCapped) {
       ports.info(
-        `stage-timeout is capped at the timeout (${settings.timeoutMs / 1000}s): the default ${InputDefaults['stage-timeout']} is longer, and 'stage-timeout' was not set`,
+        `${inputRef(Inputs.stageTimeout)} is capped at ${inputRef(Inputs.timeout)} (${settings.timeoutMs / 1000}s): the default ${InputDefaults['stage-timeout']} is longer, and ${inputRef(Inputs.stageTimeout)} was not set`,
       );
     }
     const inventory = await readInventory(settings, cluster, ports);

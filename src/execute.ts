@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
-import { Inputs } from './config/inputs.js';
+import { byFace, Inputs, inputWord } from './config/inputs.js';
 import { InputError, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
 import type { Report } from './report/report.js';
@@ -33,8 +33,8 @@ export function checkReportPath(path: string): void {
       }[code] ?? code;
     throw new InputError(
       Inputs.reportPath,
-      `input 'report-path' is '${path}', which cannot be written (${why}: ${code}); ` +
-        'give a file path in a writable folder, or leave it empty for $RUNNER_TEMP/kube-sweep-report.json (nothing was done)',
+      `${inputWord(Inputs.reportPath)} is '${path}', which cannot be written (${why}: ${code}); ` +
+        `give a file path in a writable folder, or ${byFace('leave it empty for $RUNNER_TEMP/kube-sweep-report.json', 'leave it out')} (nothing was done)`,
     );
   }
 }

@@ -5,6 +5,7 @@ import { parseSettings, type InputReader, type Settings } from './config/setting
 import type { EnginePorts } from './engine.js';
 import { checkReportPath, errorMessage, execute, writeReport } from './execute.js';
 import { publishToGitHub } from './report/github/publish.js';
+import { inFaceTerms, inFaceTermsDeep } from './report/face.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
 import { rootCauseLabel, rootCausesOf } from './report/root-causes.js';
@@ -47,11 +48,29 @@ export function leftoversMessage(report: Report, path: string): string {
 }
 
 /**
+ * Pure: `ports` whose log lines, group titles and failure say the run's messages in the action's
+ * words (report/face.ts): what the engine writes names inputs as data.
+ */
+function inActionWords(ports: ActionPorts): ActionPorts {
+  const say = (line: string) => inFaceTerms('action', line);
+  const error = ports.error;
+  return {
+    ...ports,
+    info: (line) => ports.info(say(line)),
+    warning: (line) => ports.warning(say(line)),
+    ...(error ? { error: (line: string) => error(say(line)) } : {}),
+    group: (title, fn) => ports.group(say(title), fn),
+    setFailed: (message) => ports.setFailed(say(message)),
+  };
+}
+
+/**
  * The action's main step: settings → cluster → mode strategy → report → verdict. The report,
  * outputs and summary are written even when the run failed, so a failed step explains
  * itself; `error` and `leftovers` fail the step (never a green "clean" that did not look).
  */
-export async function run(ports: ActionPorts): Promise<Report> {
+export async function run(given: ActionPorts): Promise<Report> {
+  const ports = inActionWords(given);
   let settings: Settings | undefined;
   let report: Report;
   try {
@@ -78,6 +97,7 @@ export async function run(ports: ActionPorts): Promise<Report> {
       error: errorMessage(error),
     };
   }
+  report = inFaceTermsDeep('action', report);
   const path = settings?.reportPath || join(ports.env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep-report.json');
   try {
     writeReport(path, report);
@@ -105,7 +125,7 @@ export async function run(ports: ActionPorts): Promise<Report> {
       ...ports,
       notice: ports.notice ?? ports.info,
     });
-    report = { ...report, github };
+    report = inFaceTermsDeep('action', { ...report, github });
     try {
       writeReport(path, report);
     } catch (error) {

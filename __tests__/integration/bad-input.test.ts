@@ -399,7 +399,7 @@ test('timeout alone, shorter than the default stage-timeout, is not bad input: t
   expect(failures).toEqual([]);
   expect(report.verdict).toBe('planned');
   expect(log).toContain(
-    "stage-timeout is capped at the timeout (180s): the default 5m is longer, and 'stage-timeout' was not set",
+    "'stage-timeout' is capped at 'timeout' (180s): the default 5m is longer, and 'stage-timeout' was not set",
   );
   expect(toolMutationsSince(mark, started)).toEqual([]);
 });

@@ -8,7 +8,7 @@ import type { Report } from '../report/report.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
-import { inFlagTerms } from '../report/face.js';
+import { inFaceTermsDeep, inFlagTerms } from '../report/face.js';
 import { buildInfo, versionLine } from './version.js';
 import { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
 import { commandHelp, generalHelp, usage } from './help.js';
@@ -36,7 +36,7 @@ function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line
   const remove = (): Promise<string | undefined> =>
     (deleted ??= deleteKindCluster(cluster!.name, execaRunner).then(
       () => {
-        info(`deleted kind cluster '${cluster!.name}' (created by this run; --kind-keep true keeps it)`);
+        info(`deleted kind cluster '${cluster!.name}' (created by this run; --kind-keep keeps it)`);
         return undefined;
       },
       (error: unknown) => {
@@ -49,7 +49,7 @@ function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line
     created: (kind: KindCluster) => {
       cluster = kind;
       if (!kind.created) info(`kind cluster '${kind.name}' existed before this run: it is kept`);
-      else if (keep) info(`kind cluster '${kind.name}' is kept (--kind-keep true)`);
+      else if (keep) info(`kind cluster '${kind.name}' is kept (--kind-keep)`);
       else unregister = cleanupOnSignal(async () => void (await remove()));
     },
     done: async (): Promise<string | undefined> => {
@@ -188,7 +188,7 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
     info: progress,
     warning: (line) => err(`! ${inFlagTerms(line)}\n`),
     group: async (title, fn) => {
-      err(`▸ ${title}\n`);
+      err(`▸ ${inFlagTerms(title)}\n`);
       return fn();
     },
     commands: execaRunner,
@@ -198,15 +198,16 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
   });
   const kindWarning = await kind.done();
   if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
+  report = inFaceTermsDeep('cli', report);
   if (settings.github.prComment || settings.github.checkRun) {
     const github = await publishToGitHub(settings.github, report, renderMarkdown(report, 'cli'), {
       env: process.env,
       info: progress,
       notice: progress,
-      warning: (line) => err(`! ${line}\n`),
+      warning: (line) => err(`! ${inFlagTerms(line)}\n`),
       setSecret: () => {},
     });
-    report = { ...report, github };
+    report = inFaceTermsDeep('cli', { ...report, github });
   }
   return report;
 }

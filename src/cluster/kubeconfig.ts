@@ -11,6 +11,7 @@ import {
   type KubeconfigUser,
 } from './credentials.js';
 import { ClusterAccessError } from './errors.js';
+import { inputEmpty, inputRef, Inputs, inputSet, inputWord } from '../config/inputs.js';
 
 /** Where a kubeconfig came from, for messages (never the content). */
 export type KubeconfigOrigin =
@@ -73,8 +74,8 @@ export function readKubeconfigInput(
       if (present.length === 0) {
         throw new ClusterAccessError(
           'no-such-file',
-          `input 'kubeconfig' is empty and $KUBECONFIG names no file that exists (${listed.join(', ')}); ` +
-            'set the input to a kubeconfig path, its YAML or its base64, or fix $KUBECONFIG',
+          `${inputEmpty(Inputs.kubeconfig)} and $KUBECONFIG names no file that exists (${listed.join(', ')}); ` +
+            `set ${inputRef(Inputs.kubeconfig)} to a kubeconfig path, its YAML or its base64, or fix $KUBECONFIG`,
         );
       }
       return { texts: present.map((p) => readFileSync(p, 'utf8')), origin: { kind: 'env', paths: present } };
@@ -83,8 +84,8 @@ export function readKubeconfigInput(
     if (!existsSync(home)) {
       throw new ClusterAccessError(
         'no-such-file',
-        `input 'kubeconfig' is empty, $KUBECONFIG is unset and ${home} does not exist; ` +
-          "set 'kubeconfig' to a path, the kubeconfig YAML or its base64, or use 'cluster: kind'",
+        `${inputEmpty(Inputs.kubeconfig)}, $KUBECONFIG is unset and ${home} does not exist; ` +
+          `set ${inputRef(Inputs.kubeconfig)} to a path, the kubeconfig YAML or its base64, or use ${inputSet(Inputs.cluster, 'kind')}`,
       );
     }
     return { texts: [readFileSync(home, 'utf8')], origin: { kind: 'home', path: home } };
@@ -97,7 +98,7 @@ export function readKubeconfigInput(
     if (statSync(path).isDirectory()) {
       throw new ClusterAccessError(
         'no-such-file',
-        `input 'kubeconfig' is '${value}', which is a directory; give the path of a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+        `${inputWord(Inputs.kubeconfig)} is '${value}', which is a directory; give the path of a kubeconfig file, the kubeconfig YAML itself, or its base64`,
       );
     }
     return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
@@ -114,7 +115,7 @@ export function readKubeconfigInput(
     }
     throw new ClusterAccessError(
       'not-a-kubeconfig',
-      `input 'kubeconfig' looks like base64 (${compact.length} characters) but decodes neither to a kubeconfig ` +
+      `${inputWord(Inputs.kubeconfig)} looks like base64 (${compact.length} characters) but decodes neither to a kubeconfig ` +
         'nor to the path of an existing file; encode the whole kubeconfig (base64 -w0 ~/.kube/config) or give its path',
     );
   }
@@ -126,7 +127,7 @@ export function readKubeconfigInput(
       : `(${value.length} characters, not shown)`;
   throw new ClusterAccessError(
     'no-such-file',
-    `input 'kubeconfig': no such file ${shown}; give a path to a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+    `${inputWord(Inputs.kubeconfig)}: no such file ${shown}; give a path to a kubeconfig file, the kubeconfig YAML itself, or its base64`,
   );
 }
 
@@ -137,15 +138,15 @@ export function readKubeconfigInput(
 export function describeKubeconfigOrigin(origin: KubeconfigOrigin): string {
   switch (origin.kind) {
     case 'file':
-      return `the kubeconfig file ${origin.path} (input 'kubeconfig')`;
+      return `the kubeconfig file ${origin.path} (${inputWord(Inputs.kubeconfig)})`;
     case 'home':
-      return `${origin.path} (input 'kubeconfig' is empty and $KUBECONFIG unset)`;
+      return `${origin.path} (${inputEmpty(Inputs.kubeconfig)} and $KUBECONFIG unset)`;
     case 'env':
-      return `$KUBECONFIG (${origin.paths.join(', ')}; input 'kubeconfig' is empty)`;
+      return `$KUBECONFIG (${origin.paths.join(', ')}; ${inputEmpty(Inputs.kubeconfig)})`;
     case 'inline':
-      return "the inline YAML in input 'kubeconfig'";
+      return `the inline YAML in ${inputWord(Inputs.kubeconfig)}`;
     case 'base64':
-      return "the base64 kubeconfig in input 'kubeconfig'";
+      return `the base64 kubeconfig in ${inputWord(Inputs.kubeconfig)}`;
   }
 }
 
@@ -221,15 +222,15 @@ function chooseContext(
   if (!chosen) {
     throw new ClusterAccessError(
       'no-such-context',
-      `${describeKubeconfigOrigin(origin)} has no current-context and input 'context' is empty; ` +
-        `set 'context' to one of: ${names.join(', ') || '(none: the kubeconfig has no contexts)'}`,
+      `${describeKubeconfigOrigin(origin)} has no current-context and ${inputEmpty(Inputs.context)}; ` +
+        `set ${inputRef(Inputs.context)} to one of: ${names.join(', ') || '(none: the kubeconfig has no contexts)'}`,
     );
   }
   const ctx = (doc.contexts ?? []).find((c) => c.name === chosen);
   if (!ctx) {
     throw new ClusterAccessError(
       'no-such-context',
-      `${context ? "input 'context'" : 'current-context'} is '${chosen}', which ${describeKubeconfigOrigin(origin)} does not define; ` +
+      `${context ? inputWord(Inputs.context) : 'current-context'} is '${chosen}', which ${describeKubeconfigOrigin(origin)} does not define; ` +
         `contexts there: ${names.join(', ') || '(none)'}`,
     );
   }

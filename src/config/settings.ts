@@ -1,6 +1,15 @@
 import parseDuration from 'parse-duration';
 import { z } from 'zod';
-import { InputDefaults, Inputs, type InputName } from './inputs.js';
+import {
+  byFace,
+  InputDefaults,
+  inputEmpty,
+  inputRef,
+  Inputs,
+  inputSet,
+  inputWord,
+  type InputName,
+} from './inputs.js';
 import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
 import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
@@ -148,21 +157,21 @@ function duration(name: InputName, capped = true) {
     if (ms === null || ms === undefined || Number.isNaN(ms) || Math.round(ms) < 1) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}', which is not a positive duration; write it like 90s, 5m or 1h30m`,
+        message: `${inputWord(name)} is '${raw}', which is not a positive duration; write it like 90s, 5m or 1h30m`,
       });
       return z.NEVER;
     }
     if (capped && ms > maxDurationMs) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}', longer than the maximum, ${maxDurationText} (2^31-1 ms, the longest timer Node.js can set); write ${maxDurationText} or less, e.g. 24d`,
+        message: `${inputWord(name)} is '${raw}', longer than the maximum, ${maxDurationText} (2^31-1 ms, the longest timer Node.js can set); write ${maxDurationText} or less, e.g. 24d`,
       });
       return z.NEVER;
     }
     if (!Number.isFinite(ms)) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}', a number too large to read; write it like 90s, 5m or 1h30m`,
+        message: `${inputWord(name)} is '${raw}', a number too large to read; write it like 90s, 5m or 1h30m`,
       });
       return z.NEVER;
     }
@@ -177,7 +186,7 @@ function integer(name: InputName, min: number, max: number) {
     if (!Number.isInteger(value) || value < min || value > max) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}'; it takes a whole number from ${min} to ${max}`,
+        message: `${inputWord(name)} is '${raw}'; it takes a whole number from ${min} to ${max}`,
       });
       return z.NEVER;
     }
@@ -190,7 +199,7 @@ function boolean(name: InputName) {
     const text = raw.trim().toLowerCase();
     if (text === 'true') return true;
     if (text === 'false') return false;
-    ctx.addIssue({ code: 'custom', message: `input '${name}' is '${raw}'; it takes true or false` });
+    ctx.addIssue({ code: 'custom', message: `${inputWord(name)} is '${raw}'; it takes true or false` });
     return z.NEVER;
   });
 }
@@ -201,7 +210,7 @@ function oneOf<const T extends readonly [string, ...string[]]>(name: InputName, 
     if ((values as readonly string[]).includes(text)) return text as T[number];
     ctx.addIssue({
       code: 'custom',
-      message: `input '${name}' is '${raw}'; it takes one of: ${values.join(', ')}`,
+      message: `${inputWord(name)} is '${raw}'; it takes one of: ${values.join(', ')}`,
     });
     return z.NEVER;
   });
@@ -231,7 +240,7 @@ function namespacePatterns() {
     if (bad !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'namespaces' has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
+        message: `${inputWord('namespaces')} has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
       });
       return z.NEVER;
     }
@@ -247,7 +256,7 @@ function releaseRefs() {
       if (extra !== undefined || !ns || !name || !dnsLabel.test(ns) || !releaseName.test(name)) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'releases' has '${item}'; write each release as namespace/name, e.g. pr-12/api`,
+          message: `${inputWord('releases')} has '${item}'; write each release as namespace/name, e.g. pr-12/api`,
         });
         return z.NEVER;
       }
@@ -278,14 +287,14 @@ function orderLines() {
       if (!before || !after) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'order' has the line '${line}'; write one constraint per line as 'app -> operator' (release names, or namespace/name)`,
+          message: `${inputWord('order')} has the line '${line}'; write one constraint per line as 'app -> operator' (release names, or namespace/name)`,
         });
         return z.NEVER;
       }
       if (before.name === after.name && before.namespace === after.namespace) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'order' has the line '${line}', which orders a release before itself (a cycle); name two different releases`,
+          message: `${inputWord('order')} has the line '${line}', which orders a release before itself (a cycle); name two different releases`,
         });
         return z.NEVER;
       }
@@ -307,7 +316,7 @@ function finalizerNames() {
     if (bad !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'force-remove-finalizers' has '${bad}', which is not a finalizer name; list exact names such as example.com/cleanup (no globs)`,
+        message: `${inputWord('force-remove-finalizers')} has '${bad}', which is not a finalizer name; list exact names such as example.com/cleanup (no globs)`,
       });
       return z.NEVER;
     }
@@ -326,7 +335,7 @@ function failOn() {
     if (all.includes('never') && all.length > 1) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'fail-on' is '${all.join(', ')}': 'never' means nothing fails the step, so it cannot be combined with a severity or codes; keep one`,
+        message: `${inputWord('fail-on')} is '${all.join(', ')}': 'never' means nothing fails the step, so it cannot be combined with a severity or codes; keep one`,
       });
       return z.NEVER;
     }
@@ -339,7 +348,7 @@ function failOn() {
       if (!Object.prototype.hasOwnProperty.call(findingCodes, item)) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'fail-on' has '${item}', which is neither a severity (error, warning, info), 'never', nor a finding code (see docs/finding-codes.md)`,
+          message: `${inputWord('fail-on')} has '${item}', which is neither a severity (error, warning, info), 'never', nor a finding code (see docs/finding-codes.md)`,
         });
         return z.NEVER;
       }
@@ -358,7 +367,7 @@ function ignoreEntries() {
     const fail = (why: string) => {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'ignore' ${why}; write a YAML list such as '- {code: StuckFinalizer, namespace: "pr-*"}' (keys: ${ignoreKeys.join(', ')})`,
+        message: `${inputWord('ignore')} ${why}; write a YAML list such as '- {code: StuckFinalizer, namespace: "pr-*"}' (keys: ${ignoreKeys.join(', ')})`,
       });
       return z.NEVER;
     };
@@ -416,7 +425,7 @@ function labelSelector() {
       if (!(error instanceof LabelSelectorError)) throw error;
       ctx.addIssue({
         code: 'custom',
-        message: `input 'selector' is '${raw}': ${error.message}; write a label selector like env=pr-12,team in (a,b)`,
+        message: `${inputWord('selector')} is '${raw}': ${error.message}; write a label selector like env=pr-12,team in (a,b)`,
       });
       return z.NEVER;
     }
@@ -431,7 +440,7 @@ const schema = z
       if (text === '' || text === 'environment' || text === 'cluster') return text;
       ctx.addIssue({
         code: 'custom',
-        message: `input 'scan-scope' is '${raw}'; it takes environment or cluster`,
+        message: `${inputWord('scan-scope')} is '${raw}'; it takes environment or cluster`,
       });
       return z.NEVER;
     }),
@@ -445,7 +454,7 @@ const schema = z
       if (!/^https?:\/\/[^/\s]+\/?$/.test(text)) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'etcd-endpoint' is '${raw}'; write one etcd client URL such as http://127.0.0.1:2379 or https://10.0.0.5:2379`,
+          message: `${inputWord('etcd-endpoint')} is '${raw}'; write one etcd client URL such as http://127.0.0.1:2379 or https://10.0.0.5:2379`,
         });
         return z.NEVER;
       }
@@ -457,7 +466,7 @@ const schema = z
       if (parts.length !== 3) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'etcd-tls' is '${raw}'; give three PEM file paths: CA, client certificate, client key (comma-separated)`,
+          message: `${inputWord('etcd-tls')} is '${raw}'; give three PEM file paths: CA, client certificate, client key (comma-separated)`,
         });
         return z.NEVER;
       }
@@ -483,7 +492,7 @@ const schema = z
       if (!kindClusterName.test(text) || text.length > 50) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'kind-cluster-name' is '${raw}'; use lower-case letters, digits and '-' (at most 50)`,
+          message: `${inputWord('kind-cluster-name')} is '${raw}'; use lower-case letters, digits and '-' (at most 50)`,
         });
         return z.NEVER;
       }
@@ -506,23 +515,21 @@ const schema = z
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.githubToken],
-        message: `input '${v['pr-comment'] ? Inputs.prComment : Inputs.checkRun}' is true but input 'github-token' is empty; give a token (in a workflow its default is \${{ github.token }}; the CLI reads GITHUB_TOKEN)`,
+        message: `${inputWord(v['pr-comment'] ? Inputs.prComment : Inputs.checkRun)} is true but ${inputEmpty(Inputs.githubToken)}; give a token (${byFace('in a workflow its default is ${{ github.token }}', 'or set GITHUB_TOKEN')})`,
       });
     }
     if (v['etcd-tls'] && !v['etcd-endpoint'].startsWith('https://')) {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.etcdTls],
-        message:
-          "input 'etcd-tls' needs an https 'etcd-endpoint'; set etcd-endpoint to https://... or drop etcd-tls",
+        message: `${inputWord(Inputs.etcdTls)} needs an https ${inputRef(Inputs.etcdEndpoint)}; set ${inputRef(Inputs.etcdEndpoint)} to https://... or drop ${inputRef(Inputs.etcdTls)}`,
       });
     }
     if (v['force-remove-finalizers'].length > 0 && v.remediate !== 'safe') {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.forceRemoveFinalizers],
-        message:
-          "input 'force-remove-finalizers' only acts with 'remediate: safe'; set remediate to safe or drop it",
+        message: `${inputWord(Inputs.forceRemoveFinalizers)} only acts with ${inputSet(Inputs.remediate, 'safe')}; set ${inputSet(Inputs.remediate, 'safe')} or drop ${inputRef(Inputs.forceRemoveFinalizers)}`,
       });
     }
     if (
@@ -535,22 +542,21 @@ const schema = z
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.namespaces],
-        message: `mode '${v.mode}' needs a scope and none was given: set 'namespaces' (names or globs), 'selector' (a namespace label selector) or 'releases' (namespace/name lines)`,
+        message: `${byFace(`mode '${v.mode}'`, `kube-sweep ${v.mode}`)} needs a scope and none was given: set ${inputRef(Inputs.namespaces)} (names or globs), ${inputRef(Inputs.selector)} (a namespace label selector) or ${inputRef(Inputs.releases)} (namespace/name lines)`,
       });
     }
     if (v.cluster === 'kind' && v.kubeconfig.trim() !== '') {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.kubeconfig],
-        message:
-          "inputs 'cluster: kind' and 'kubeconfig' exclude each other: kind writes its own kubeconfig; drop one",
+        message: `${byFace('inputs ', '')}${inputSet(Inputs.cluster, 'kind')} and ${inputRef(Inputs.kubeconfig)} exclude each other: kind writes its own kubeconfig; drop one`,
       });
     }
     if (v.cluster !== 'kind' && (v['kind-config'] || v['kind-node-image'])) {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.kindConfig],
-        message: "inputs 'kind-config' and 'kind-node-image' only apply with 'cluster: kind'",
+        message: `${byFace('inputs ', '')}${inputRef(Inputs.kindConfig)} and ${inputRef(Inputs.kindNodeImage)} only apply with ${inputSet(Inputs.cluster, 'kind')}`,
       });
     }
   });
@@ -578,7 +584,7 @@ export function parseSettings(read: InputReader): Settings {
   if (read(Inputs.stageTimeout) !== '' && v['stage-timeout'] > v.timeout) {
     throw new InputError(
       Inputs.stageTimeout,
-      `input 'stage-timeout' (${v['stage-timeout'] / 1000}s) is longer than 'timeout' (${v.timeout / 1000}s); make it shorter or raise 'timeout'`,
+      `${inputWord('stage-timeout')} (${v['stage-timeout'] / 1000}s) is longer than ${inputRef(Inputs.timeout)} (${v.timeout / 1000}s); make it shorter or raise ${inputRef(Inputs.timeout)}`,
     );
   }
   return Object.freeze({

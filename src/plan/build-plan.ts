@@ -5,6 +5,7 @@ import { dependencyEdges, type ResourceLookup } from './dependencies.js';
 import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
+import { inputRef, Inputs, inputSet } from '../config/inputs.js';
 
 /** A release named in an `order` line: `name` (any namespace in scope) or `namespace/name`. */
 export interface OrderRef {
@@ -164,7 +165,7 @@ function keptButDeletedWarnings(input: PlanInput, facts: readonly ReleaseFacts[]
       if (keptByHelm(o.annotations) && deleted.has(ns) && o.kind !== 'Namespace' && !clusterScoped) {
         out.push(
           `release ${f.key} keeps ${o.kind} ${ns}/${o.name} (helm.sh/resource-policy: keep), but namespace ${ns} is deleted ` +
-            'too, which deletes it anyway; move it out of the namespace or set delete-namespaces: false',
+            `too, which deletes it anyway; move it out of the namespace or set ${inputSet(Inputs.deleteNamespaces, 'false')}`,
         );
       }
     }
@@ -245,8 +246,8 @@ function unlistedReleaseRefusals(
     .filter((r) => scoped.has(r.namespace) && !chosenKeys.has(releaseKey(r)))
     .map(
       (r) =>
-        `namespace ${r.namespace} is to be deleted but holds release ${releaseKey(r)}, which 'releases' does not list; ` +
-        "add it to 'releases', or set delete-namespaces: false",
+        `namespace ${r.namespace} is to be deleted but holds release ${releaseKey(r)}, which ${inputRef(Inputs.releases)} does not list; ` +
+        `add it to ${inputRef(Inputs.releases)}, or set ${inputSet(Inputs.deleteNamespaces, 'false')}`,
     );
 }
 

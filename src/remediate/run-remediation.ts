@@ -4,6 +4,7 @@ import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from './actions.js';
 import { applyRemediation } from './apply-remediation.js';
 import { planRemediation, type RemediationPolicy } from './plan-remediation.js';
+import { Inputs, inputSet } from '../config/inputs.js';
 
 /** Longest wait for a re-created namespace to be gone after its delete, in ms. */
 export const namespaceWaitCapMs = 120_000;
@@ -27,7 +28,7 @@ export async function remediate(
 ): Promise<Omit<RemediationReport, 'findingsBefore'>> {
   const plan = planRemediation(findings, inventory, policy);
   const results = await ports.group(
-    `Remediating (remediate: safe): ${plan.actions.length} action(s)`,
+    `Remediating (${inputSet(Inputs.remediate, 'safe')}): ${plan.actions.length} action(s)`,
     async () => {
       for (const s of plan.skipped) ports.info(`left alone: ${s.finding}: ${s.reason}`);
       if (plan.actions.length === 0) ports.info('nothing to remediate within the scope');

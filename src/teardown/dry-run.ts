@@ -4,6 +4,7 @@ import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import { planNamespaceRemovals } from './remove-with-namespace.js';
 import type { ResourceIndex } from './resource-index.js';
 import { lastStageTouching, objectsToAwait } from './run-teardown.js';
+import { Inputs, inputSet } from '../config/inputs.js';
 
 /** An object a teardown would delete (or leave on purpose). */
 export type DryRunObject = ObjectRef;
@@ -61,7 +62,11 @@ export function dryRunOf(
   /** The removal of each release of a stage, as runTeardown plans it when nothing is skipped. */
   const removalsOf = (index: number, releases: readonly string[]): DryRunStage['removals'] => {
     if (uninstallMode === 'helm')
-      return releases.map((release) => ({ release, method: 'helm', reason: 'uninstall-mode is helm' }));
+      return releases.map((release) => ({
+        release,
+        method: 'helm',
+        reason: inputSet(Inputs.uninstallMode, 'helm'),
+      }));
     const touching = new Map<string, readonly string[]>();
     for (const n of plan.namespacesToDelete) {
       const f = freeAfter.get(n)!;

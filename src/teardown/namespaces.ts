@@ -3,6 +3,7 @@ import { KubernetesApiError } from '../cluster/errors.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import { oldestResourceVersion, watchWindowSeconds } from './wait-gone.js';
+import { inputRef, Inputs } from '../config/inputs.js';
 
 /** A namespace condition as the namespace controller writes it (k8s.io/api core/v1 NamespaceCondition). */
 export interface NamespaceCondition {
@@ -312,7 +313,7 @@ function namespaceOutcome(
     if (options.cutShort) {
       // Nothing says it is stuck: the overall timeout ran out while it was still being deleted.
       options.log?.(
-        `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clock.now() - since) / 1000)} s; its conditions name no cause (raise 'timeout')`,
+        `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clock.now() - since) / 1000)} s; its conditions name no cause (raise ${inputRef(Inputs.timeout)})`,
       );
       return { name, status: 'not-waited', durationMs: clock.now() - since, ...none };
     }

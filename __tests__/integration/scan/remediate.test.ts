@@ -104,7 +104,7 @@ test('S10 remediated inside the scope: only the named finalizer goes, the orphan
     ]);
     expect(sent.some((s) => s.includes('/finalize') || s.includes(outside))).toBe(false);
     expect(outputs.get('remediated')).toBe('4');
-    expect(log).toContain('## Remediating (remediate: safe): 4 action(s)');
+    expect(log).toContain("## Remediating ('remediate: safe'): 4 action(s)");
     expect(summary).toContain('### Remediation (remediate: safe)');
 
     // The named finalizer's objects are gone; the unnamed one and the out-of-scope orphan stay.

@@ -298,7 +298,7 @@ describe('proof of no harm, from the audit log (every client of the admin identi
       'uninstall-mode': 'helm',
     });
     expect(helm.report.dryRun!.stages[0]!.removals).toEqual([
-      { release: `${mine}/web`, method: 'helm', reason: 'uninstall-mode is helm' },
+      { release: `${mine}/web`, method: 'helm', reason: "'uninstall-mode: helm'" },
     ]);
   });
 

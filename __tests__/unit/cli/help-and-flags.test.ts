@@ -132,6 +132,7 @@ test.each([
 });
 
 test('every boolean input is a bare flag', () => {
+  expect.hasAssertions();
   for (const name of [Inputs.deleteNamespaces, Inputs.kindKeep, Inputs.prComment, Inputs.checkRun])
     expect([name, parseCommandLine(['scan', `--${name}`])]).toEqual([
       name,

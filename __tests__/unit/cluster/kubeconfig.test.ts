@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterAccessError } from '../../../src/cluster/errors.js';
 import { loadKubeconfig, writeKubeconfigFile } from '../../../src/cluster/kubeconfig.js';
+import { renderFaceWords } from '../../../src/config/inputs.js';
 
 const certData = Buffer.from(
   '-----BEGIN CERTIFICATE-----\nMIIBcertificatebodyline1\n-----END CERTIFICATE-----\n',
@@ -40,7 +41,9 @@ function problemOf(fn: () => unknown): string | undefined {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ClusterAccessError) return `${error.problem}: ${error.message}`;
+    // In the action's words, as the action prints it (the CLI's are checked in unit/cli/messages).
+    if (error instanceof ClusterAccessError)
+      return `${error.problem}: ${renderFaceWords('action', error.message)}`;
     throw error;
   }
   return undefined;

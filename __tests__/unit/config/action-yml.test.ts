@@ -26,6 +26,7 @@ test('action.yml declares exactly the inputs of config/inputs.ts, with the same 
 });
 
 test("each input's description in action.yml is its summary and details in src/config/input-docs.ts (one source)", () => {
+  expect.hasAssertions();
   for (const name of Object.values(Inputs)) {
     const doc = InputDocs[name];
     const wanted = renderFaceWords('action', [doc.summary, doc.details].filter((s) => s !== '').join(' '));

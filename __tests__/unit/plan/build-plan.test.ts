@@ -1,6 +1,7 @@
 import { buildPlan, type PlanInput } from '../../../src/plan/build-plan.js';
 import { OrderingCycleError } from '../../../src/plan/stages.js';
 import { recordedRelease } from '../support/fixtures.js';
+import { inFaceTerms } from '../../../src/report/face.js';
 
 const scope = (namespaces: string[]) => ({ namespaces, protectedMatched: [], unmatchedPatterns: [] });
 // What discovery says of the kinds in the recorded charts (the webhook rule names the plural).
@@ -109,9 +110,14 @@ test('uninstalling an operator whose CRD has instances outside the scope is refu
 
 test('deleting a namespace that holds a release the releases input does not list is refused', () => {
   const p = plan({ releaseRefs: [{ namespace: 'fixture-helm4', name: 'app' }] });
-  expect(p.refusals).toEqual([
+  expect(p.refusals.map((r) => inFaceTerms('action', r))).toEqual([
     "namespace fixture-helm4 is to be deleted but holds release fixture-helm4/operator, which 'releases' does not list; " +
-      "add it to 'releases', or set delete-namespaces: false",
+      "add it to 'releases', or set 'delete-namespaces: false'",
+  ]);
+  // The CLI names the flags (the words are data in the message, not a guess over its prose).
+  expect(p.refusals.map((r) => inFaceTerms('cli', r))).toEqual([
+    'namespace fixture-helm4 is to be deleted but holds release fixture-helm4/operator, which --releases does not list; ' +
+      'add it to --releases, or set --delete-namespaces false',
   ]);
   expect(
     plan({ releaseRefs: [{ namespace: 'fixture-helm4', name: 'app' }], deleteNamespaces: false }).refusals,

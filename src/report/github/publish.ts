@@ -4,6 +4,7 @@ import { readGitHubContext, type GitHubContext } from './context.js';
 import { createOctokit, type Octokit } from './octokit.js';
 import { commentBody, commentMarker, upsertComment } from './pr-comment.js';
 import type { GitHubPublications, Publication } from './publications.js';
+import { byFace, inputEmpty, Inputs } from '../../config/inputs.js';
 
 /** What to publish (inputs pr-comment, check-run, github-token). */
 export interface PublishSettings {
@@ -60,7 +61,7 @@ export async function publishToGitHub(
   try {
     if (!settings.token) {
       throw new Error(
-        "no token: input 'github-token' is empty (its default is ${{ github.token }}; the CLI reads GITHUB_TOKEN)",
+        `no token: ${inputEmpty(Inputs.githubToken)} (${byFace('its default is ${{ github.token }}', 'or set GITHUB_TOKEN')})`,
       );
     }
     ctx = readGitHubContext(ports.env);
