@@ -61,7 +61,7 @@ export interface Settings {
   readonly etcd?: EtcdAccess;
   /** The environment: namespace names/globs, namespace label selector, releases. */
   readonly scope: ScopeSpec;
-  /** Delete the scoped namespaces after the last stage. */
+  /** Delete each scoped namespace as soon as the last stage touching it is done (untouched ones after the last stage). */
   readonly deleteNamespaces: boolean;
   /**
    * With `mode: teardown`: inventory, plan and every pre-delete check, then report what would be
