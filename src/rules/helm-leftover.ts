@@ -183,7 +183,9 @@ function crdLeftoverFinding(
 
 /**
  * Pure: the finding for a leftover that is not a CRD (`hook`, `kept` or `release-gone`); the
- * delete command of a `kept` object carries a warning, since it was kept for its data.
+ * delete command of a `kept` object carries a warning, since it was kept for its data. A `kept`
+ * object is `info` (Helm kept it because the chart asked it to); one that is being deleted is
+ * not judged here (stuck-finalizer and the namespace rules are).
  */
 function objectLeftoverFinding(
   facts: LeftoverFacts,
@@ -198,6 +200,9 @@ function objectLeftoverFinding(
     {
       object: refOf(o),
       namespaces: facts.namespaces,
+      // The user asked Helm to keep it: information. (A kept object that is being deleted is not a
+      // leftover of this rule: the finalizer and namespace rules judge it.)
+      ...(kept ? { severity: 'info' as const } : {}),
       message:
         `Helm leftover (${kind}): ${facts.what}` +
         (kept
