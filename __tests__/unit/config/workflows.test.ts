@@ -34,3 +34,24 @@ test('e2e.yml runs the kind project after the Docker engine and the node image a
   }
   expect(runs(workflow('e2e.yml')).some((r) => r.includes('npm run test:kind'))).toBe(true);
 });
+
+test('release.yml: on a version tag, checks dist and the tests, attaches the builds with the real krew sha256, moves the major tag', () => {
+  const text = readFileSync(join(process.cwd(), '.github/workflows/release.yml'), 'utf8');
+  const release = parse(text) as Workflow & { on: { push: { tags: string[] } } };
+  expect(release.on.push.tags).toEqual(['v*.*.*']);
+  const steps = runs(release).join('\n');
+  for (const needed of [
+    'npm run check-dist',
+    'npm run test:cluster',
+    'npm pack',
+    'node scripts/sea.mjs',
+    'gh release create',
+    'kubectl-sweep-linux-x64.tar.gz build/release/sweep.yaml',
+    '! grep -q "sha256: \'0\\{64\\}\'"',
+    'git push -f origin "refs/tags/$major"',
+  ])
+    expect([needed, steps.includes(needed)]).toEqual([needed, true]);
+  expect(readFileSync(join(process.cwd(), 'CHANGELOG.md'), 'utf8')).toMatch(
+    new RegExp(`^## ${JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')).version}$`, 'm'),
+  );
+});
