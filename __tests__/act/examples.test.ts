@@ -25,12 +25,6 @@ import { userKubeconfig, withRole } from '../integration/support/identities.js';
 import { installOperatorAndApp, removeOperatorAndApp } from '../integration/support/widgets.js';
 import { actSkipReason, runAct, type ActRun } from './support.js';
 
-const suiteApi = adminApiForSuite();
-let api: ApiClient;
-beforeAll(() => {
-  api = suiteApi();
-});
-
 const minutes = 60_000;
 /** A pull request number of this run: its environment's namespaces are pr-<n>-*. */
 const prNumber = () => 10_000 + Math.floor(Math.random() * 80_000);
@@ -92,6 +86,12 @@ const reason = actSkipReason();
 const suite = reason ? describe.skip : describe;
 
 suite(`the examples under act${reason ? ` (skipped: ${reason})` : ''}`, () => {
+  const suiteApi = adminApiForSuite();
+  let api: ApiClient;
+  beforeAll(() => {
+    api = suiteApi();
+  });
+
   test(
     'ephemeral-teardown.yml: helm set up, the PR environment torn down clean, the report uploaded',
     async () => {
