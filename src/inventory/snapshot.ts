@@ -1,4 +1,5 @@
 import type { EtcdData } from './etcd.js';
+import type { StoredReleaseRecord } from './helm-records.js';
 import type {
   CoverageGap,
   FailedGroupVersion,
@@ -28,6 +29,12 @@ export interface Inventory {
   readonly stats: InventoryStats;
   /** What the optional etcd read found (`etcd-endpoint`); absent when etcd was not read. */
   readonly etcd?: EtcdData;
+  /**
+   * Helm release records whose body was read because no listed object carries their release
+   * annotations with the record's namespace (helm-records.ts: records stored in another namespace
+   * than their release). Absent in snapshots taken before this was read.
+   */
+  readonly helmRecords?: readonly StoredReleaseRecord[];
   /** Indexes over `objects`. */
   readonly byUid: ReadonlyMap<string, ObjectMetadata>;
   readonly byNamespace: ReadonlyMap<string, readonly ObjectMetadata[]>;
