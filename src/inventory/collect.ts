@@ -6,6 +6,7 @@ import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata } from './list.js';
 import { fetchPods, podsToFetch } from './pods.js';
 import { readReleaseRecords } from './helm-records.js';
+import { readHeldBodies } from './held-objects.js';
 import { readEtcd, type EtcdAccess, type EtcdData } from './etcd.js';
 import { buildInventory, type Inventory } from './snapshot.js';
 import {
@@ -210,7 +211,8 @@ function discoveryGap(f: FailedGroupVersion): CoverageGap {
  * except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
  * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
  * holds a deleting PersistentVolumeClaim), and the bodies of the Helm release records that no
- * listed object's release annotations account for (helm-records.ts). A list that is forbidden or fails becomes a
+ * listed object's release annotations account for (helm-records.ts), and the status of the objects
+ * held in deletion by finalizers that the lists keep as metadata (held-objects.ts). A list that is forbidden or fails becomes a
  * `coverage` entry; nothing is silently skipped.
  * @throws ClusterAccessError when the API server cannot be reached at all (unreachable, TLS).
  */
@@ -242,6 +244,8 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
   if (helm.records.length + helm.coverage.length)
     log(`helm release records read whole: ${helm.records.length} (${helm.coverage.length} failed)`);
   coverage.push(...helm.coverage);
+  const held = await readHeldBodies(api, objects, options.concurrency);
+  coverage.push(...held.coverage);
   const { etcd, gap: etcdGap } = await readEtcdIfAsked(options, log);
   if (etcdGap) coverage.push(etcdGap);
   const listMs = now() - listStarted;
@@ -264,6 +268,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     coverage,
     ...(etcd ? { etcd } : {}),
     helmRecords: helm.records,
+    heldBodies: held.bodies,
     stats: {
       discoveryMs,
       listMs,

@@ -1,4 +1,5 @@
 import type { EtcdData } from './etcd.js';
+import type { HeldBody } from './held-objects.js';
 import type { StoredReleaseRecord } from './helm-records.js';
 import type {
   CoverageGap,
@@ -35,6 +36,11 @@ export interface Inventory {
    * than their release). Absent in snapshots taken before this was read.
    */
   readonly helmRecords?: readonly StoredReleaseRecord[];
+  /**
+   * The status (and a few spec fields) of objects held in deletion by finalizers that the lists
+   * keep as metadata only (held-objects.ts), by uid. Absent in snapshots taken before this was read.
+   */
+  readonly heldBodies?: readonly HeldBody[];
   /** Indexes over `objects`. */
   readonly byUid: ReadonlyMap<string, ObjectMetadata>;
   readonly byNamespace: ReadonlyMap<string, readonly ObjectMetadata[]>;

@@ -307,6 +307,13 @@ export function cutSnapshot(inventory: Inventory, selection: RecordSelection): I
     ...(inventory.helmRecords
       ? { helmRecords: inventory.helmRecords.filter((r) => namespaces.has(r.storage.namespace)) }
       : {}),
+    ...(inventory.heldBodies
+      ? {
+          heldBodies: inventory.heldBodies.filter((b) =>
+            b.namespace !== undefined ? namespaces.has(b.namespace) : true,
+          ),
+        }
+      : {}),
     stats: inventory.stats,
   };
 }

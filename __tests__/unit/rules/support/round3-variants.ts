@@ -216,3 +216,37 @@ export function recordStoredElsewhere(d: InventoryData, storage: string, target:
     },
   );
 }
+
+/** An object of a custom resource held in deletion by `finalizer` in `ns`, with its status read. */
+export function held(
+  d: InventoryData,
+  objects: readonly {
+    apiVersion: string;
+    kind: string;
+    resource: string;
+    ns: string;
+    name: string;
+    finalizer: string;
+    status: unknown;
+  }[],
+): InventoryData {
+  const deletionTimestamp = new Date(Date.parse(d.takenAt) - 120_000).toISOString();
+  const metas = objects.map((o) =>
+    meta(o.apiVersion, o.kind, o.resource, o.name, {
+      namespace: o.ns,
+      finalizers: [o.finalizer],
+      deletionTimestamp,
+    }),
+  );
+  return withObjects(
+    d,
+    metas,
+    {},
+    {
+      heldBodies: [
+        ...(d.heldBodies ?? []),
+        ...objects.map((o, i) => ({ uid: metas[i]!.uid, namespace: o.ns, status: o.status })),
+      ],
+    },
+  );
+}
