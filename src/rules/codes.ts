@@ -120,6 +120,18 @@ export const findingCodes = {
     severity: 'error',
     title: 'Volumes held by the CSI attacher finalizer of a storage driver that no longer runs',
   },
+  AdmissionPolicyParamMissing: {
+    severity: 'error',
+    title: 'Admission policy binding whose missing param denies the finalizer removals it matches',
+  },
+  QuotaExhaustedByFinishedJobs: {
+    severity: 'error',
+    title: 'Job quota used up by finished Jobs that nothing deletes (the next Job is refused)',
+  },
+  HelmReleaseNamespaceGone: {
+    severity: 'warning',
+    title: 'Helm release record stored in another namespace for a release namespace that no longer exists',
+  },
 } as const satisfies Record<string, FindingCodeInfo>;
 
 /** A registered finding code. */
