@@ -6,7 +6,9 @@ import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
 import type { Inventory } from './inventory/snapshot.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
-import { resolveScope } from './plan/scope.js';
+import { resolveScope, scopeRefusals } from './plan/scope.js';
+import { namespaceProtection } from './plan/protected-namespaces.js';
+import { blastRadiusOf, type BlastRadius } from './teardown/blast-radius.js';
 import {
   failingFindings,
   inventoryVerdict,
@@ -118,6 +120,7 @@ async function remediateThenRescan(
       forceRemoveFinalizers: settings.forceRemoveFinalizers,
       environmentNamespaces: new Set(environment),
       clusterWide,
+      protection: namespaceProtection(settings.scope.protect ?? [], namespacesOf(first.inventory)),
     },
     { info: ports.info, group: ports.group, stageTimeoutMs: settings.stageTimeoutMs },
   );
@@ -232,7 +235,8 @@ function scan(
 
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
   return ports.group('Planning the teardown', async () => {
-    const scope = resolveScope(settings.scope, namespacesOf(inventory));
+    const namespaces = namespacesOf(inventory);
+    const scope = resolveScope(settings.scope, namespaces);
     const { releases, problems } = await findReleases(cluster.api, [
       ...scope.namespaces,
       ...settings.scope.releases.map((r) => r.namespace),
@@ -248,7 +252,10 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       namespacedOf: (group, kind) => resources(group, kind)?.namespaced,
       instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
+      scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
     });
+    const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
+    logBlastRadius(blastRadius, ports.info);
     const warnings = [...problems, ...teardownPlan.refusals, ...teardownPlan.warnings];
     for (const w of warnings) ports.warning(w);
     for (const s of teardownPlan.stages) {
@@ -259,8 +266,22 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     }
     for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
-    return { plan: teardownPlan, warnings, problems, resources };
+    return { plan: teardownPlan, blastRadius, warnings, problems, resources };
   });
+}
+
+/** Logs the blast radius first (before the stages): what a teardown of the plan deletes, named. */
+function logBlastRadius(b: BlastRadius, info: (line: string) => void): void {
+  info(`blast radius: namespaces deleted: ${b.namespaces.join(', ') || '(none)'}`);
+  info(
+    `blast radius: releases removed: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+  );
+  for (const o of b.clusterScoped)
+    info(`blast radius: cluster-scoped ${o.kind} ${o.name} (release ${o.release}), deleted by ${o.by}`);
+  for (const o of b.otherNamespaces)
+    info(
+      `blast radius: ${o.kind} ${o.namespace}/${o.name} outside the scope (release ${o.release}), deleted by ${o.by}`,
+    );
 }
 
 /**
@@ -322,7 +343,7 @@ async function plannedBody(
         }
       : {}),
     inventory: summarizeInventory(inventory),
-    plan: summarizePlan(planned.plan),
+    plan: summarizePlan(planned.plan, planned.blastRadius),
     ...(dryRun ? { dryRun } : {}),
     findings,
     failing: failing.map((f) => f.key),
@@ -331,19 +352,33 @@ async function plannedBody(
 }
 
 /**
- * Checks that would make the teardown half-blind or reach out of scope, and `helm version`
- * when the plan uninstalls releases: they stop the run before anything is deleted.
- * @throws Error naming the plan's refusals, or the Helm releases that could not be read;
- *   what `checkHelm` throws for a broken or wrong helm.
+ * The report body of a teardown the plan refuses (scope.ts `scopeRefusals`, protected objects,
+ * CRD cascades, …): verdict `error`, the refusals as the error, and the plan with its blast
+ * radius, so the reader sees what the scope would have reached. No request that changes the
+ * cluster was sent.
+ */
+function refusedBody(inventory: Inventory, planned: Awaited<ReturnType<typeof plan>>): ReportBody {
+  return {
+    verdict: 'error',
+    error: `refusing to tear down (nothing was deleted): ${planned.plan.refusals.join('; ')}`,
+    inventory: summarizeInventory(inventory),
+    plan: summarizePlan(planned.plan, planned.blastRadius),
+    warnings: planned.warnings,
+  };
+}
+
+/**
+ * Checks that would make the teardown half-blind, and `helm version` when the plan uninstalls
+ * releases: they stop the run before anything is deleted (the plan's refusals stop it
+ * earlier: `refusedBody`).
+ * @throws Error naming the Helm releases that could not be read; what `checkHelm` throws for a
+ *   broken or wrong helm.
  */
 async function checkBeforeTeardown(
   settings: Settings,
   planned: Awaited<ReturnType<typeof plan>>,
   ports: EnginePorts,
 ): Promise<void> {
-  if (planned.plan.refusals.length > 0) {
-    throw new Error(`refusing to tear down (nothing was deleted): ${planned.plan.refusals.join('; ')}`);
-  }
   if (planned.problems.length > 0) {
     throw new Error(
       `could not read the Helm releases in scope, so the order is unknown; nothing was deleted: ${planned.problems.join('; ')}`,
@@ -416,7 +451,7 @@ async function provenTeardownBody(
     ...(error ? { error } : {}),
     ...(remediation ? { remediation } : {}),
     inventory: summarizeInventory(rescanned.inventory),
-    plan: summarizePlan(planned.plan),
+    plan: summarizePlan(planned.plan, planned.blastRadius),
     teardown,
     ...(leftovers && leftovers.length > 0 ? { leftovers } : {}),
     findings,
@@ -480,6 +515,7 @@ export const modes: Record<
     }
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
+    if (planned.plan.refusals.length > 0) return refusedBody(inventory, planned);
     await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
     if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports);

@@ -6,6 +6,7 @@ import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
+import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
@@ -66,6 +67,14 @@ export const usage = [
     ['--version', 'print the version and the commit it was built from'],
     ['--help', 'this text'],
   ]),
+  '',
+  'The scope (teardown and plan): --namespaces names or globs, each with a literal character',
+  "(a bare '*' is refused); --selector narrows them (a namespace must match a pattern and the",
+  'selector); a --selector alone must not be only negative or match every namespace; more than',
+  '--max-namespaces namespaces is refused. Nothing is changed when the scope is refused.',
+  'Never touched, in any command: kube-system, kube-public, kube-node-lease, default, every',
+  'kube-* namespace, those --protect matches and those labelled kube-sweep.io/protected=true',
+  '(never deleted or emptied, their releases never uninstalled, their objects never deleted).',
   '',
   'The cluster: --kubeconfig takes a path, the kubeconfig YAML or its base64; without it the',
   'files of $KUBECONFIG are read (merged as kubectl merges them), else ~/.kube/config.',
@@ -153,6 +162,7 @@ function textRootCauses(report: Report): string[] {
 export function text(report: Report): string {
   const out = [`verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
+  if (report.plan?.blastRadius && !report.teardown) out.push(...textBlastRadius(report.plan.blastRadius));
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
   for (const k of keptAfterRun(report.teardown))
@@ -176,6 +186,17 @@ export function text(report: Report): string {
   if (report.findings?.length)
     out.push('every finding with its evidence and remedy: --output markdown or --output json');
   return out.join('\n') + '\n';
+}
+
+/** The blast radius, first in a plan or dry run: every namespace, release and object outside them. */
+function textBlastRadius(b: BlastRadius): string[] {
+  const who = (o: BlastRadiusObject) => `${objectLabel(o)} (release ${o.release}, by ${o.by})`;
+  return [
+    `a teardown deletes: namespaces ${b.namespaces.join(', ') || '(none)'}`,
+    `  releases: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+    ...b.clusterScoped.map((o) => `  cluster-scoped: ${who(o)}`),
+    ...b.otherNamespaces.map((o) => `  outside the scope: ${who(o)}`),
+  ];
 }
 
 /** The teardown's releases, what is still there, and the namespaces. */

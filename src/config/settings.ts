@@ -50,8 +50,13 @@ export interface Settings {
    * client TLS files. Absent: etcd is not read.
    */
   readonly etcd?: EtcdAccess;
-  /** The environment: namespace names/globs, namespace label selector, releases. */
+  /** The environment: namespace names/globs, namespace label selector, releases, `protect` globs. */
   readonly scope: ScopeSpec;
+  /**
+   * `max-namespaces`: a teardown (and a plan) of more namespaces than this is refused before any
+   * change (plan/scope.ts `scopeRefusals`). Scan never asks.
+   */
+  readonly maxNamespaces: number;
   /** Delete the scoped namespaces after the last stage. */
   readonly deleteNamespaces: boolean;
   /**
@@ -224,14 +229,15 @@ const namespaceGlob = /^[-a-z0-9*?[\]]+$/;
 const balancedClasses = (p: string) => /^([^[\]]|\[[^[\]]+\])*$/.test(p);
 const releaseName = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
-function namespacePatterns() {
+/** `namespaces` and `protect`: namespace names and globs (minimatch), one per line or comma-separated. */
+function namespacePatterns(input: typeof Inputs.namespaces | typeof Inputs.protect) {
   return z.string().transform((raw, ctx) => {
     const out = items(raw);
     const bad = out.find((p) => !namespaceGlob.test(p) || !balancedClasses(p));
     if (bad !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'namespaces' has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
+        message: `input '${input}' has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
       });
       return z.NEVER;
     }
@@ -464,7 +470,9 @@ const schema = z
       return { ca: parts[0]!, cert: parts[1]!, key: parts[2]! };
     }),
     [Inputs.forceRemoveFinalizers]: finalizerNames(),
-    [Inputs.namespaces]: namespacePatterns(),
+    [Inputs.namespaces]: namespacePatterns(Inputs.namespaces),
+    [Inputs.protect]: namespacePatterns(Inputs.protect),
+    [Inputs.maxNamespaces]: integer(Inputs.maxNamespaces, 1, 100000),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
     [Inputs.deleteNamespaces]: boolean(Inputs.deleteNamespaces),
@@ -597,7 +605,9 @@ export function parseSettings(read: InputReader): Settings {
       selector: v.selector.requirements,
       selectorText: v.selector.text,
       releases: v.releases,
+      protect: v.protect,
     }),
+    maxNamespaces: v['max-namespaces'],
     deleteNamespaces: v['delete-namespaces'],
     dryRun: v['dry-run'],
     order: v.order,

@@ -6,6 +6,7 @@ import {
   type Report,
   type Verdict,
 } from './report.js';
+import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { Blocker } from '../teardown/wait-gone.js';
@@ -91,6 +92,7 @@ export function renderMarkdown(report: Report, face: Face = 'action'): string {
   const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
   return [
     ...renderHeadline(report, face),
+    ...(report.plan?.blastRadius && !report.teardown ? renderBlastRadius(report.plan.blastRadius) : []),
     ...(report.findings && roots
       ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)
       : []),
@@ -107,6 +109,38 @@ export function renderMarkdown(report: Report, face: Face = 'action'): string {
     ]),
     ...(report.inventory ? renderInventory(report.inventory) : []),
   ].join('\n');
+}
+
+/** How many objects of one kind of the blast radius are named before "and N more". */
+const blastRadiusShown = 100;
+
+/** Pure: up to `blastRadiusShown` items, then how many more the JSON report lists. */
+function namedList(items: readonly string[]): string {
+  const more = items.length - blastRadiusShown;
+  return (
+    items.slice(0, blastRadiusShown).join(', ') +
+    (more > 0 ? `, and ${more} more (the JSON report lists all)` : '')
+  );
+}
+
+/**
+ * Pure: the blast radius, first in a plan or dry run (before the root causes): the namespaces,
+ * the releases and how each goes, and every object outside the namespaces that goes with them.
+ */
+export function renderBlastRadius(b: BlastRadius): string[] {
+  const who = (o: BlastRadiusObject) =>
+    `${objectName(o)} (release ${codeSpan(o.release)}, by ${o.by === 'helm' ? 'Helm' : 'kube-sweep'})`;
+  return [
+    '### What a teardown deletes',
+    '',
+    `- Namespaces, with everything in them: ${namedList(b.namespaces.map(codeSpan)) || 'none'}.`,
+    `- Helm releases: ${namedList(b.releases.map((r) => `${codeSpan(r.release)} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`)) || 'none'}.`,
+    `- Cluster-scoped objects: ${namedList(b.clusterScoped.map(who)) || 'none'}.`,
+    ...(b.otherNamespaces.length
+      ? [`- Objects in namespaces outside the scope: ${namedList(b.otherNamespaces.map(who))}.`]
+      : []),
+    '',
+  ];
 }
 
 /** The verdict, and the error when the run could not do its job. */

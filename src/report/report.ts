@@ -2,6 +2,7 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../inventory/types.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
+import type { BlastRadius } from '../teardown/blast-radius.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { RemediationReport } from '../remediate/actions.js';
@@ -42,8 +43,15 @@ export interface InventorySummary {
   readonly stats: InventoryStats;
 }
 
-/** The plan as data for the report: releases, edges and stages. */
+/** The plan as data for the report: what it deletes (blast radius), releases, edges and stages. */
 export interface PlanSummary {
+  /**
+   * What a teardown of this plan deletes, named (teardown/blast-radius.ts); shown first. Absent
+   * only in reports built without discovery (tests).
+   */
+  readonly blastRadius?: BlastRadius;
+  /** Why a teardown of this plan must not run (empty when it may): the run's `error` quotes them. */
+  readonly refusals?: readonly string[];
   readonly namespaces: readonly string[];
   readonly protectedMatched: readonly string[];
   readonly namespacesToDelete: readonly string[];
@@ -115,9 +123,11 @@ export function summarizeInventory(inventory: Inventory): InventorySummary {
   };
 }
 
-/** Pure: the plan as report data. */
-export function summarizePlan(plan: TeardownPlan): PlanSummary {
+/** Pure: the plan as report data, with its blast radius when given. */
+export function summarizePlan(plan: TeardownPlan, blastRadius?: BlastRadius): PlanSummary {
   return {
+    ...(blastRadius ? { blastRadius } : {}),
+    refusals: plan.refusals,
     namespaces: plan.scope.namespaces,
     protectedMatched: plan.scope.protectedMatched,
     namespacesToDelete: plan.namespacesToDelete,

@@ -4,6 +4,7 @@ import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath } from '../inventory/list.js';
 import type { Inventory } from '../inventory/snapshot.js';
+import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { KindAddress } from './resource-index.js';
 
 /**
@@ -48,17 +49,24 @@ export const contentDeleteConcurrency = 8;
  * controller's to delete, and the namespace is never finalized here (never PUT /finalize).
  * @returns one line per collection that could not be emptied (403, a webhook's refusal): the
  *   namespace controller still deletes it, and the namespace wait reports what stays; never
- *   throws for an answer of the API server.
+ *   throws for an answer of the API server. A protected namespace (`protection`) is never
+ *   emptied: it gets one line saying so and no request.
  * @throws ClusterAccessError when the cluster stops answering
  */
 export async function deleteNamespaceContent(
   api: ApiClient,
   content: ReadonlyMap<string, readonly KindAddress[]>,
+  protection: NamespaceProtection = nameProtectionOnly,
 ): Promise<string[]> {
   const limit = pLimit(contentDeleteConcurrency);
   const failures: string[] = [];
+  const allowed = [...content].filter(([namespace]) => {
+    if (!isProtected(namespace, protection)) return true;
+    failures.push(`${namespace}: protected, not emptied`);
+    return false;
+  });
   await Promise.all(
-    [...content].flatMap(([namespace, collections]) =>
+    allowed.flatMap(([namespace, collections]) =>
       collections.map((address) =>
         limit(async () => {
           const path = collectionPath(address, namespace);

@@ -6,7 +6,7 @@ import type { HelmPort } from '../helm/helm-cli.js';
 import { keptByHelm, parseManifest } from '../helm/manifest.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
-import { isProtectedNamespace } from '../plan/protected-namespaces.js';
+import { isProtected, nameProtectionOnly } from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { systemClock, type Clock } from '../util/wait.js';
 import {
@@ -543,6 +543,8 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
   const hookLeftovers: Blocker[] = [];
   const hookErrors: string[] = [];
+  const protection = plan.scope.protection ?? nameProtectionOnly;
+  const guarded = (n: string) => isProtected(n, protection);
   const emptyAtOnce = async (deletion: NamespaceDeletion) => {
     if (!ports.namespaceContent) return;
     const content = new Map(
@@ -550,7 +552,7 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
         .filter((n) => !deletion.absent.has(n))
         .map((n) => [n, ports.namespaceContent!(n)] as const),
     );
-    for (const failure of await deleteNamespaceContent(ports.api, content))
+    for (const failure of await deleteNamespaceContent(ports.api, content, protection))
       ports.log(`left to the namespace controller: ${failure}`);
   };
   /**
@@ -564,7 +566,7 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
         f.stage === index &&
         (f.releases.length > 0 ? f.releases.every((r) => done.has(r)) : all) &&
         !requested.has(n) &&
-        !isProtectedNamespace(n) &&
+        !guarded(n) &&
         !keepFor.has(n)
       );
     });
@@ -598,7 +600,7 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
       const touching = new Map<string, readonly string[]>();
       for (const n of plan.namespacesToDelete) {
         const f = freeAfter.get(n)!;
-        if (f.stage === index && !isProtectedNamespace(n) && !keepFor.has(n)) touching.set(n, f.releases);
+        if (f.stage === index && !guarded(n) && !keepFor.has(n)) touching.set(n, f.releases);
       }
       return touching;
     },
@@ -647,6 +649,7 @@ async function runStage(
           new Set(touching.keys()),
           c.ports.resources,
           new Set(stage.releases.filter((k) => strandedReason(c.byKey.get(k)!, first) !== undefined)),
+          c.plan.scope.protection,
         )
       : new Map<string, NamespaceRemoval>();
   const uninstallStart = c.clock.now();

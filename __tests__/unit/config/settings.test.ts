@@ -23,7 +23,8 @@ test('unset inputs take their defaults', () => {
     ignore: [],
     remediate: 'none',
     forceRemoveFinalizers: [],
-    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [] },
+    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [], protect: [] },
+    maxNamespaces: 25,
     deleteNamespaces: true,
     dryRun: false,
     order: [],
@@ -119,6 +120,17 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   [{ mode: 'teardown' }, 'namespaces', /mode 'teardown' needs a scope.*'namespaces'.*'selector'.*'releases'/],
   [{ mode: 'plan' }, 'namespaces', /mode 'plan' needs a scope/],
   [{ namespaces: 'Bad_NS' }, 'namespaces', /'Bad_NS', which is neither a namespace name nor a glob/],
+  [
+    { namespaces: 'x', protect: 'infra,!x' },
+    'protect',
+    /input 'protect' has '!x', which is neither a namespace name/,
+  ],
+  [
+    { namespaces: 'x', 'max-namespaces': '0' },
+    'max-namespaces',
+    /'max-namespaces' is '0'; it takes a whole number from 1/,
+  ],
+  [{ namespaces: 'x', 'max-namespaces': 'many' }, 'max-namespaces', /whole number/],
   [{ selector: 'env in (a' }, 'selector', /input 'selector' is 'env in \(a'.*label selector like/],
   [{ selector: 'a=b=c' }, 'selector', /input 'selector'/],
   [{ releases: 'just-a-name' }, 'releases', /'just-a-name'; write each release as namespace\/name/],
@@ -166,6 +178,14 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   expect(caught).toBeInstanceOf(InputError);
   expect((caught as InputError).input).toBe(input);
   expect((caught as InputError).message).toMatch(message);
+});
+
+test('protect and max-namespaces are parsed', () => {
+  const s = parseSettings(
+    reader({ namespaces: 'pr-1', protect: 'infra-*\nshared, team-[ab]', 'max-namespaces': '40' }),
+  );
+  expect(s.scope.protect).toEqual(['infra-*', 'shared', 'team-[ab]']);
+  expect(s.maxNamespaces).toBe(40);
 });
 
 test('pr-comment, check-run and github-token are parsed', () => {
