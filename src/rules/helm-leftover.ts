@@ -15,7 +15,7 @@ import {
   resourcePolicyAnnotation,
   type ReleaseHistory,
 } from './helm-releases.js';
-import { getYaml } from './kubectl.js';
+import { command, deleteObject, getYaml, namespaceArgs } from './kubectl.js';
 import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
@@ -36,8 +36,7 @@ function kindOf(o: ObjectMetadata): Exclude<HelmLeftoverKind, 'operator-created'
   return 'release-gone';
 }
 
-const namespaceFlag = (o: ObjectMetadata) => (o.namespace !== undefined ? ` -n ${o.namespace}` : '');
-const deleteCommand = (o: ObjectMetadata) => `kubectl delete ${typeNameOf(o)} ${o.name}${namespaceFlag(o)}`;
+const deleteCommand = (o: ObjectMetadata) => deleteObject(o);
 
 /** Why the snapshot says the release is gone. */
 function goneEvidence(history: ReleaseHistory | undefined, namespace: string, name: string): string {
@@ -77,8 +76,16 @@ const adoptComment =
   '# or, to let another release adopt it: helm install/upgrade <release> ... --take-ownership (Helm 3.17+), ' +
   'or re-annotate it with that release:';
 const annotateCommand = (o: ObjectMetadata) =>
-  `kubectl annotate ${typeNameOf(o)} ${o.name}${namespaceFlag(o)} --overwrite ` +
-  `${releaseNameAnnotation}=<release> ${releaseNamespaceAnnotation}=<release-namespace>`;
+  command(
+    'kubectl',
+    'annotate',
+    typeNameOf(o),
+    o.name,
+    ...namespaceArgs(o.namespace),
+    '--overwrite',
+    `${releaseNameAnnotation}=<release>`,
+    `${releaseNamespaceAnnotation}=<release-namespace>`,
+  );
 
 /** What every HelmLeftover finding about an object with release annotations says. */
 interface LeftoverFacts {
@@ -164,7 +171,7 @@ function crdLeftoverFinding(
           'has instances without confirmation: the deletion cascades to every instance.',
         commands: [
           getYaml(o),
-          ...(instances ? [`kubectl get ${o.name} -A`] : []),
+          ...(instances ? [command('kubectl', 'get', o.name, '-A')] : []),
           adoptComment,
           annotateCommand(o),
           ...(safeToDelete
