@@ -20,6 +20,7 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
+import type { InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
   withCauses,
@@ -141,6 +142,8 @@ interface ScanOptions {
   readonly annotateFailing?: boolean;
   /** What the teardown left behind: each gets a diagnosis, and the findings that explain it are kept. */
   readonly leftovers?: readonly Leftover[];
+  /** Release Secrets in scope whose record was refused (HelmReleaseRecordInvalid). */
+  readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
 }
 
 /**
@@ -197,6 +200,7 @@ function scan(
     stuckAfterSeconds: (options.stuckAfterMs ?? settings.stuckAfterMs) / 1000,
     environmentNamespaces: new Set(environment),
     removedReleases: options.removedReleases ?? [],
+    invalidReleaseRecords: options.invalidReleaseRecords ?? [],
   });
   const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
   // The environment's findings, plus what causes them and what explains its leftovers, wherever
@@ -233,7 +237,7 @@ function scan(
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
   return ports.group('Planning the teardown', async () => {
     const scope = resolveScope(settings.scope, namespacesOf(inventory));
-    const { releases, problems } = await findReleases(cluster.api, [
+    const { releases, problems, refused } = await findReleases(cluster.api, [
       ...scope.namespaces,
       ...settings.scope.releases.map((r) => r.namespace),
     ]);
@@ -249,7 +253,12 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
     });
-    const warnings = [...problems, ...teardownPlan.refusals, ...teardownPlan.warnings];
+    const warnings = [
+      ...problems,
+      ...refused.map((r) => `${r.reason}; it is not used (finding HelmReleaseRecordInvalid)`),
+      ...teardownPlan.refusals,
+      ...teardownPlan.warnings,
+    ];
     for (const w of warnings) ports.warning(w);
     for (const s of teardownPlan.stages) {
       const crds = s.crdInstancesFirst.map((c) => c.name);
@@ -259,7 +268,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     }
     for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
-    return { plan: teardownPlan, warnings, problems, resources };
+    return { plan: teardownPlan, warnings, problems, refused, resources };
   });
 }
 
@@ -310,6 +319,7 @@ async function plannedBody(
   const { findings, failing } = await ports.group('Scanning the environment before teardown', async () =>
     scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports, {
       annotateFailing: false,
+      invalidReleaseRecords: planned.refused,
     }),
   );
   // A plan a teardown would refuse is not a plan: say so, as the teardown would (nothing is deleted).
@@ -396,6 +406,7 @@ async function provenTeardownBody(
     removedReleases: uninstalledReleasesOf(teardown),
     stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
     leftovers: leftoversOf(teardown),
+    invalidReleaseRecords: planned.refused,
   };
   const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
   const first = await ports.group('Scanning for leftovers', async () =>

@@ -9,6 +9,7 @@ import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
 import { crdStuckRule } from './crd-stuck.js';
 import { csiDriverGoneRule } from './csi-driver-gone.js';
 import { helmLeftoverRule } from './helm-leftover.js';
+import { helmReleaseRecordInvalidRule } from './helm-release-record-invalid.js';
 import { helmReleaseRecordLostRule } from './helm-release-record-lost.js';
 import { helmReleaseStuckRule } from './helm-release-stuck.js';
 import { linkFindings } from './link.js';
@@ -48,6 +49,7 @@ export const rules: readonly Rule[] = [
   helmReleaseRecordLostRule,
   statefulSetClaimLeftoverRule,
   csiDriverGoneRule,
+  helmReleaseRecordInvalidRule,
 ];
 
 /**
