@@ -15,11 +15,11 @@ import {
   resourcePolicyAnnotation,
   type ReleaseHistory,
 } from './helm-releases.js';
-import { command, deleteObject, getYaml, namespaceArgs } from './kubectl.js';
+import { command, deleteObject, getYaml, objectArgs } from './kubectl.js';
 import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
-import { describeObject, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, refOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 
@@ -79,10 +79,7 @@ const annotateCommand = (o: ObjectMetadata) =>
   command(
     'kubectl',
     'annotate',
-    typeNameOf(o),
-    o.name,
-    ...namespaceArgs(o.namespace),
-    '--overwrite',
+    ...objectArgs(o, '--overwrite'),
     `${releaseNameAnnotation}=<release>`,
     `${releaseNamespaceAnnotation}=<release-namespace>`,
   );

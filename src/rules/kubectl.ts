@@ -21,29 +21,31 @@ export function namespaceArgs(namespace: string | undefined): string[] {
   return namespace !== undefined ? ['-n', namespace] : [];
 }
 
-/** `kubectl get <type> <name> [-n ns] -o yaml`. */
-export function getYaml(o: ObjectMetadata): string {
-  return command('kubectl', 'get', typeNameOf(o), o.name, ...namespaceArgs(o.namespace), '-o', 'yaml');
+/**
+ * The words after a kubectl verb that name object `o`: `<type> <name> [-n ns] [flags...]`, or
+ * `<type> [-n ns] [flags...] -- <name>` when the name starts with `-`. RBAC names are only
+ * path-segment validated, so a ClusterRoleBinding may be named `--all`; after `--` it is a name,
+ * not the flag that would make `kubectl delete` delete every binding.
+ */
+export function objectArgs(o: ObjectMetadata, ...flags: readonly string[]): string[] {
+  const type = typeNameOf(o);
+  const ns = namespaceArgs(o.namespace);
+  return o.name.startsWith('-') ? [type, ...ns, ...flags, '--', o.name] : [type, o.name, ...ns, ...flags];
 }
 
-/** `kubectl delete <type> <name> [-n ns] [extra...]`. */
+/** `kubectl get <type> <name> [-n ns] -o yaml` (`objectArgs`). */
+export function getYaml(o: ObjectMetadata): string {
+  return command('kubectl', 'get', ...objectArgs(o, '-o', 'yaml'));
+}
+
+/** `kubectl delete <type> <name> [-n ns] [extra...]` (`objectArgs`). */
 export function deleteObject(o: ObjectMetadata, ...extra: readonly string[]): string {
-  return command('kubectl', 'delete', typeNameOf(o), o.name, ...namespaceArgs(o.namespace), ...extra);
+  return command('kubectl', 'delete', ...objectArgs(o, ...extra));
 }
 
 /** `kubectl patch <type> <name> [-n ns] --type <json|merge> -p <patch as JSON>`: the patch is one quoted word. */
 export function patchObject(o: ObjectMetadata, type: 'json' | 'merge', patch: unknown): string {
-  return command(
-    'kubectl',
-    'patch',
-    typeNameOf(o),
-    o.name,
-    ...namespaceArgs(o.namespace),
-    '--type',
-    type,
-    '-p',
-    JSON.stringify(patch),
-  );
+  return command('kubectl', 'patch', ...objectArgs(o, '--type', type, '-p', JSON.stringify(patch)));
 }
 
 /** The warning that precedes every command that strips finalizers. */

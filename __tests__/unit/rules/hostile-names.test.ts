@@ -203,3 +203,14 @@ test('most cases were compared argument by argument, and said "not shown"', () =
   expect(compared).toBeGreaterThan(cases.length * hostileNames.length);
   expect(notShown).toBeGreaterThan(cases.length * unshowableNames.length);
 });
+
+test('a name that starts with - (a binding named --all) comes after --, so kubectl reads it as a name', () => {
+  const name = 'rules-s19-gilxyl-pr-7-deployer';
+  const findings = findingsWith('s19-dangling-rbac-subjects', name, '--all');
+  const calls = runRecorded(commandLines(findings)).filter((argv) => argv.includes('--all'));
+  expect(calls.length).toBeGreaterThan(0);
+  for (const argv of calls) {
+    expect(argv.indexOf('--')).toBeGreaterThan(0);
+    expect(argv.indexOf('--all')).toBeGreaterThan(argv.indexOf('--'));
+  }
+});
