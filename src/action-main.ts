@@ -1,12 +1,15 @@
 import * as core from '@actions/core';
 import { run } from './main.js';
 import { execaRunner } from './util/command.js';
+import { escapeLogLine } from './util/log-escape.js';
 
 /** The action's main step, run by src/index.ts in the relaunched process. */
 core.debug(`node ${process.version} ${process.execArgv.join(' ')}`);
 await run({
   readInput: (name) => core.getInput(name),
-  info: (line) => core.info(line),
+  // core.info writes the line as it is; warning, error, notice, group and setFailed escape their
+  // text themselves (@actions/core escapeData), so only info needs escapeLogLine.
+  info: (line) => core.info(escapeLogLine(line)),
   warning: (line) => core.warning(line),
   error: (line) => core.error(line),
   group: (title, fn) => core.group(title, fn),

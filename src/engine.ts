@@ -22,6 +22,7 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
+import type { InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
   withCauses,
@@ -144,6 +145,8 @@ interface ScanOptions {
   readonly annotateFailing?: boolean;
   /** What the teardown left behind: each gets a diagnosis, and the findings that explain it are kept. */
   readonly leftovers?: readonly Leftover[];
+  /** Release Secrets in scope whose record was refused (HelmReleaseRecordInvalid). */
+  readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
 }
 
 /**
@@ -200,6 +203,7 @@ function scan(
     stuckAfterSeconds: (options.stuckAfterMs ?? settings.stuckAfterMs) / 1000,
     environmentNamespaces: new Set(environment),
     removedReleases: options.removedReleases ?? [],
+    invalidReleaseRecords: options.invalidReleaseRecords ?? [],
   });
   const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
   // The environment's findings, plus what causes them and what explains its leftovers, wherever
@@ -237,7 +241,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
   return ports.group('Planning the teardown', async () => {
     const namespaces = namespacesOf(inventory);
     const scope = resolveScope(settings.scope, namespaces);
-    const { releases, problems } = await findReleases(cluster.api, [
+    const { releases, problems, refused } = await findReleases(cluster.api, [
       ...scope.namespaces,
       ...settings.scope.releases.map((r) => r.namespace),
     ]);
@@ -256,7 +260,12 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     });
     const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
     logBlastRadius(blastRadius, ports.info);
-    const warnings = [...problems, ...teardownPlan.refusals, ...teardownPlan.warnings];
+    const warnings = [
+      ...problems,
+      ...refused.map((r) => `${r.reason}; it is not used (finding HelmReleaseRecordInvalid)`),
+      ...teardownPlan.refusals,
+      ...teardownPlan.warnings,
+    ];
     for (const w of warnings) ports.warning(w);
     for (const s of teardownPlan.stages) {
       const crds = s.crdInstancesFirst.map((c) => c.name);
@@ -266,7 +275,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     }
     for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
-    return { plan: teardownPlan, blastRadius, warnings, problems, resources };
+    return { plan: teardownPlan, blastRadius, warnings, problems, refused, resources };
   });
 }
 
@@ -331,6 +340,7 @@ async function plannedBody(
   const { findings, failing } = await ports.group('Scanning the environment before teardown', async () =>
     scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports, {
       annotateFailing: false,
+      invalidReleaseRecords: planned.refused,
     }),
   );
   // A plan a teardown would refuse is not a plan: say so, as the teardown would (nothing is deleted).
@@ -431,6 +441,7 @@ async function provenTeardownBody(
     removedReleases: uninstalledReleasesOf(teardown),
     stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
     leftovers: leftoversOf(teardown),
+    invalidReleaseRecords: planned.refused,
   };
   const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
   const first = await ports.group('Scanning for leftovers', async () =>

@@ -101,10 +101,15 @@ export async function run(ports: ActionPorts): Promise<Report> {
   }
   if (settings && (settings.github.prComment || settings.github.checkRun)) {
     // After the summary; a GitHub failure is a warning recorded in the report, never a verdict.
-    const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
-      ...ports,
-      notice: ports.notice ?? ports.info,
-    });
+    const github = await publishToGitHub(
+      settings.github,
+      report,
+      renderMarkdown(report, 'action', { hideServer: !settings.github.publishServer }),
+      {
+        ...ports,
+        notice: ports.notice ?? ports.info,
+      },
+    );
     report = { ...report, github };
     try {
       writeReport(path, report);

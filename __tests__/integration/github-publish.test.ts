@@ -128,6 +128,15 @@ test('a PR run keeps one sticky comment (found on page 2, updated) and creates a
     for (const text of [run.log.join('\n'), run.summary, written, JSON.stringify([...run.outputs])]) {
       expect(text).not.toContain(token);
     }
+    // The API server URL and the context are in the summary and the report, not in what was
+    // posted through the API (publish-server is false by default).
+    const apiServer = /server: (\S+)/.exec(readFileSync(clusterEnv().kubeconfig, 'utf8'))![1]!;
+    expect(run.summary).toContain(apiServer);
+    expect(JSON.parse(written).cluster.server).toBe(apiServer);
+    for (const r of server.requests) {
+      expect(JSON.stringify(r.body ?? '')).not.toContain(apiServer);
+      expect(JSON.stringify(r.body ?? '')).not.toContain(`context \``);
+    }
   } finally {
     await server.close();
   }

@@ -377,13 +377,18 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
   const kindWarning = await kind.done();
   if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
   if (settings.github.prComment || settings.github.checkRun) {
-    const github = await publishToGitHub(settings.github, report, renderMarkdown(report, 'cli'), {
-      env: process.env,
-      info: progress,
-      notice: progress,
-      warning: (line) => err(`! ${line}\n`),
-      setSecret: () => {},
-    });
+    const github = await publishToGitHub(
+      settings.github,
+      report,
+      renderMarkdown(report, 'cli', { hideServer: !settings.github.publishServer }),
+      {
+        env: process.env,
+        info: progress,
+        notice: progress,
+        warning: (line) => err(`! ${line}\n`),
+        setSecret: () => {},
+      },
+    );
     report = { ...report, github };
   }
   return report;

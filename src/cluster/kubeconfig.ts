@@ -317,9 +317,39 @@ function pinnedUserOf(
   );
 }
 
+/** Shortest plugin setting that is masked: a shorter one (`1`, `true`, `eu`) would mask that text all through the log. */
+export const minimumMaskedLength = 8;
+
+/** Pure: each line of `value` (trimmed) of at least `minimumMaskedLength` characters. */
+function maskableLines(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  return value
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length >= minimumMaskedLength);
+}
+
+/**
+ * Pure: the values a credential plugin is given that may be secrets: every `exec.env` value
+ * (AWS keys, a token passed to a helper) and every `auth-provider.config` value (client secret,
+ * id and refresh tokens, certificate data), line by line, each of at least
+ * `minimumMaskedLength` characters.
+ */
+function pluginSecrets(u: KubeconfigUser | undefined): string[] {
+  const exec = u?.exec as { env?: unknown } | undefined;
+  const env = Array.isArray(exec?.env) ? (exec.env as { value?: unknown }[]) : [];
+  const provider = u?.['auth-provider'] as { config?: unknown } | undefined;
+  const config =
+    provider?.config && typeof provider.config === 'object'
+      ? Object.values(provider.config as Record<string, unknown>)
+      : [];
+  return [...env.map((e) => e?.value), ...config].flatMap(maskableLines);
+}
+
 /**
  * The user entry's credential values to mask: token, password, the client key and certificate
- * data (pemLines), and the client key file's content when the file exists (read here).
+ * data (pemLines), the client key file's content when the file exists (read here), and what a
+ * credential plugin is given (`pluginSecrets`: exec env values, auth-provider config values).
  */
 function secretsOfUser(u: KubeconfigUser | undefined): string[] {
   const secrets: string[] = [];
@@ -328,6 +358,7 @@ function secretsOfUser(u: KubeconfigUser | undefined): string[] {
   secrets.push(...pemLines(u?.['client-key-data']), ...pemLines(u?.['client-certificate-data']));
   const keyFile = u?.['client-key'];
   if (keyFile && existsSync(keyFile)) secrets.push(...pemLines(readFileSync(keyFile).toString('base64')));
+  secrets.push(...pluginSecrets(u));
   return secrets;
 }
 

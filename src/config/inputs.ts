@@ -40,6 +40,7 @@ export const Inputs = {
   prComment: 'pr-comment',
   checkRun: 'check-run',
   githubToken: 'github-token',
+  publishServer: 'publish-server',
 } as const;
 
 export type InputName = (typeof Inputs)[keyof typeof Inputs];
@@ -83,6 +84,7 @@ export const InputDefaults: Record<InputName, string> = {
   'pr-comment': 'false',
   'check-run': 'false',
   'github-token': '',
+  'publish-server': 'false',
 };
 
 /**

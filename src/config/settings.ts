@@ -507,6 +507,7 @@ const schema = z
     [Inputs.reportPath]: z.string().transform((s) => s.trim()),
     [Inputs.prComment]: boolean(Inputs.prComment),
     [Inputs.checkRun]: boolean(Inputs.checkRun),
+    [Inputs.publishServer]: boolean(Inputs.publishServer),
     [Inputs.githubToken]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
@@ -635,6 +636,7 @@ export function parseSettings(read: InputReader): Settings {
       prComment: v['pr-comment'],
       checkRun: v['check-run'],
       token: v['github-token'],
+      publishServer: v['publish-server'],
     }),
   });
 }

@@ -1,4 +1,4 @@
-import { codeSpan, escapeMarkdown } from './escape.js';
+import { codeBlock, codeSpan, escapeMarkdown } from './escape.js';
 import {
   goneWithNamespace,
   type InventorySummary,
@@ -86,9 +86,33 @@ function seconds(ms: number): string {
  * screen, about 15 lines), then expected notes (warnings, kept objects, informational findings),
  * then the plan, the teardown, remediation, each root cause's evidence and remedy, and the
  * inventory. `face`: whose words name the inputs and settings (action inputs, or the CLI's
- * flags; src/report/face.ts), as the CLI's text output does.
+ * flags; src/report/face.ts), as the CLI's text output does. `options.hideServer`: leave the
+ * API server URL and the kubeconfig context out (the PR comment and the check run, which are
+ * posted through the API where the runner's masking does not apply; input publish-server), also
+ * where the server URL appears inside an error or warning.
  */
-export function renderMarkdown(report: Report, face: Face = 'action'): string {
+export function renderMarkdown(
+  report: Report,
+  face: Face = 'action',
+  options: { readonly hideServer?: boolean } = {},
+): string {
+  const markdown = renderFull(report, face, options.hideServer === true);
+  return options.hideServer ? withoutServer(markdown, report.cluster.server) : markdown;
+}
+
+/** Stands in for the API server URL where it is not published. */
+const serverNotPublished = '(API server not published)';
+
+/** Pure: `markdown` with every occurrence of `server` (as written raw and as escaped) replaced. */
+function withoutServer(markdown: string, server: string): string {
+  if (!server) return markdown;
+  return [server, escapeMarkdown(server)].reduce(
+    (text, s) => text.split(s).join(serverNotPublished),
+    markdown,
+  );
+}
+
+function renderFull(report: Report, face: Face, hideServer: boolean): string {
   const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
   return [
     ...renderHeadline(report, face),
@@ -96,7 +120,7 @@ export function renderMarkdown(report: Report, face: Face = 'action'): string {
     ...(report.findings && roots
       ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)
       : []),
-    ...renderClusterLine(report, face),
+    ...renderClusterLine(report, face, hideServer),
     ...renderNotes(report, roots?.notes ?? [], face),
     ...(report.plan ? renderPlan(report.plan, report.findings ?? []) : []),
     ...(report.dryRun ? renderDryRun(report.dryRun) : []),
@@ -155,9 +179,17 @@ function renderHeadline(report: Report, face: Face): string[] {
   ];
 }
 
-/** Which cluster, which version, which mode (after the root causes: context, not news). */
-function renderClusterLine(report: Report, face: Face): string[] {
+/**
+ * Which cluster, which version, which mode (after the root causes: context, not news); without
+ * the server and context when `hideServer`.
+ */
+function renderClusterLine(report: Report, face: Face, hideServer: boolean): string[] {
   if (!report.cluster.server) return [];
+  if (hideServer)
+    return [
+      `Kubernetes ${escapeMarkdown(report.cluster.version)}, ${face === 'cli' ? 'command' : 'mode'} ${codeSpan(report.mode)} (the API server and context are not published here: ${inputName(face, 'publish-server')}).`,
+      '',
+    ];
   return [
     `Cluster ${codeSpan(report.cluster.server)} (Kubernetes ${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), ${face === 'cli' ? 'command' : 'mode'} ${codeSpan(report.mode)}.`,
     '',
@@ -553,8 +585,7 @@ export function renderRootCauseDetails(roots: RootCauses): string[] {
         out.push(`- ${codeSpan(c.code)} ${objectName(c.object)}: ${escapeMarkdown(c.message)}`);
     }
     out.push('', `**Remedy:** ${escapeMarkdown(f.remediation.summary)}`, '');
-    if (f.remediation.commands.length)
-      out.push('```sh', ...f.remediation.commands.map((c) => c.replace(/```/g, "'''")), '```', '');
+    if (f.remediation.commands.length) out.push(...codeBlock('sh', f.remediation.commands), '');
     out.push('</details>', '');
   }
   return out;

@@ -104,6 +104,10 @@ export const findingCodes = {
     severity: 'info',
     title: 'Leader-election Lease that nobody renews, held by a pod that no longer exists',
   },
+  HelmReleaseRecordInvalid: {
+    severity: 'warning',
+    title: 'Helm release Secret whose record is not a valid release (forged or corrupted): not used',
+  },
   HelmReleaseRecordLost: {
     severity: 'warning',
     title: 'Helm release record gone while objects of the release remain, held in deletion',

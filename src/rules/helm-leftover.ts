@@ -15,11 +15,11 @@ import {
   resourcePolicyAnnotation,
   type ReleaseHistory,
 } from './helm-releases.js';
-import { getYaml } from './kubectl.js';
+import { command, deleteObject, getYaml, objectArgs } from './kubectl.js';
 import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
-import { describeObject, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, refOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 
@@ -36,8 +36,7 @@ function kindOf(o: ObjectMetadata): Exclude<HelmLeftoverKind, 'operator-created'
   return 'release-gone';
 }
 
-const namespaceFlag = (o: ObjectMetadata) => (o.namespace !== undefined ? ` -n ${o.namespace}` : '');
-const deleteCommand = (o: ObjectMetadata) => `kubectl delete ${typeNameOf(o)} ${o.name}${namespaceFlag(o)}`;
+const deleteCommand = (o: ObjectMetadata) => deleteObject(o);
 
 /**
  * Whether the history is of a release stored outside its namespace (S28) whose namespace no
@@ -95,8 +94,13 @@ const adoptComment =
   '# or, to let another release adopt it: helm install/upgrade <release> ... --take-ownership (Helm 3.17+), ' +
   'or re-annotate it with that release:';
 const annotateCommand = (o: ObjectMetadata) =>
-  `kubectl annotate ${typeNameOf(o)} ${o.name}${namespaceFlag(o)} --overwrite ` +
-  `${releaseNameAnnotation}=<release> ${releaseNamespaceAnnotation}=<release-namespace>`;
+  command(
+    'kubectl',
+    'annotate',
+    ...objectArgs(o, '--overwrite'),
+    `${releaseNameAnnotation}=<release>`,
+    `${releaseNamespaceAnnotation}=<release-namespace>`,
+  );
 
 /** What every HelmLeftover finding about an object with release annotations says. */
 interface LeftoverFacts {
@@ -186,7 +190,7 @@ function crdLeftoverFinding(
           'has instances without confirmation: the deletion cascades to every instance.',
         commands: [
           getYaml(o),
-          ...(instances ? [`kubectl get ${o.name} -A`] : []),
+          ...(instances ? [command('kubectl', 'get', o.name, '-A')] : []),
           adoptComment,
           annotateCommand(o),
           ...(safeToDelete

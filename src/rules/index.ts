@@ -11,6 +11,7 @@ import { crdStuckRule } from './crd-stuck.js';
 import { csiDriverGoneRule } from './csi-driver-gone.js';
 import { helmLeftoverRule } from './helm-leftover.js';
 import { helmReleaseNamespaceGoneRule } from './helm-release-namespace-gone.js';
+import { helmReleaseRecordInvalidRule } from './helm-release-record-invalid.js';
 import { helmReleaseRecordLostRule } from './helm-release-record-lost.js';
 import { helmReleaseStuckRule } from './helm-release-stuck.js';
 import { linkFindings } from './link.js';
@@ -54,6 +55,7 @@ export const rules: readonly Rule[] = [
   admissionPolicyParamMissingRule,
   quotaFinishedJobsRule,
   helmReleaseNamespaceGoneRule,
+  helmReleaseRecordInvalidRule,
 ];
 
 /**

@@ -42,7 +42,7 @@ test('unset inputs take their defaults', () => {
     listConcurrency: 8,
     pageSize: 500,
     reportPath: '',
-    github: { prComment: false, checkRun: false, token: '' },
+    github: { prComment: false, checkRun: false, token: '', publishServer: false },
   });
   expect(Object.isFrozen(s)).toBe(true);
 });
@@ -192,7 +192,10 @@ test('pr-comment, check-run and github-token are parsed', () => {
   const s = parseSettings(
     reader({ mode: 'inventory', 'pr-comment': 'true', 'check-run': 'false', 'github-token': ' ghs_x ' }),
   );
-  expect(s.github).toEqual({ prComment: true, checkRun: false, token: 'ghs_x' });
+  expect(s.github).toEqual({ prComment: true, checkRun: false, token: 'ghs_x', publishServer: false });
+  expect(parseSettings(reader({ mode: 'inventory', 'publish-server': 'true' })).github.publishServer).toBe(
+    true,
+  );
 });
 
 test('scope inputs are parsed: globs, selector, releases, order', () => {

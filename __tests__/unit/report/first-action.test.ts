@@ -112,7 +112,25 @@ const round3: Finding[] = [
   ),
 ];
 
-const all = [...recorded, ...variants, ...round3];
+
+// A release Secret whose record was refused (plan, dry run and teardown decode them).
+const refusedRecord = (() => {
+  const { fixture, inventory } = loadRecordedFixture('s15-helm-pending-install');
+  return runRules(
+    inventory,
+    replayContext(fixture, {
+      invalidReleaseRecords: [
+        {
+          namespace: 'pr-1',
+          secret: 'sh.helm.release.v1.x.v1',
+          reason: 'release Secret pr-1/x is not valid',
+        },
+      ],
+    }),
+  );
+})();
+
+const all = [...recorded, ...variants, ...round3, ...refusedRecord];
 
 /** Verbs a first action may start with: each says what to do. */
 const imperative =

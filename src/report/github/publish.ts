@@ -11,6 +11,12 @@ export interface PublishSettings {
   readonly checkRun: boolean;
   /** A token for the REST API; '' when none was given. */
   readonly token: string;
+  /**
+   * Input publish-server: name the API server URL and kubeconfig context in the PR comment and
+   * check run (default false: text posted through the API is not masked, and on a public
+   * repository it is public). The job summary and the report always name them.
+   */
+  readonly publishServer?: boolean;
 }
 
 /** What publishing touches besides GitHub: the runner's variables, the log, masking. */
