@@ -33,6 +33,7 @@ import { runTeardown, type TeardownResult } from './teardown/run-teardown.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
+import type { RefusedRequest } from './cluster/refusal.js';
 
 /** What the engine needs besides the open cluster: logs, log groups and a command runner. */
 export interface EnginePorts {
@@ -125,8 +126,12 @@ async function remediateThenRescan(
   const error = remediationError(done);
   if (done.results.length === 0) return { ...first, remediation };
   const inventory = await readInventory(settings, cluster, ports);
+  const refusals = done.results.flatMap((r) => (r.refusal ? [r.refusal] : []));
   const again = await ports.group('Scanning again after remediation', async () =>
-    scan(settings, inventory, environment, ports, scanOptions),
+    scan(settings, inventory, environment, ports, {
+      ...scanOptions,
+      refusals: [...(scanOptions.refusals ?? []), ...refusals],
+    }),
   );
   return { ...again, inventory, remediation, ...(error ? { error } : {}) };
 }
@@ -141,12 +146,14 @@ interface ScanOptions {
   readonly annotateFailing?: boolean;
   /** What the teardown left behind: each gets a diagnosis, and the findings that explain it are kept. */
   readonly leftovers?: readonly Leftover[];
+  /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
+  readonly refusals?: readonly RefusedRequest[];
 }
 
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
  * their wait ended (custom resources deleted first, then the manifests' objects), objects of
- * Helm hooks, and namespaces still Terminating or not waited for.
+ * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
   const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
@@ -170,7 +177,7 @@ export function leftoversOf(teardown: TeardownResult): Leftover[] {
     }),
     ...teardown.hookLeftovers.map((b): Leftover => ({ object: ref(b), source: 'hook' })),
     ...teardown.namespaces
-      .filter((n) => n.status === 'stuck' || n.status === 'not-waited')
+      .filter((n) => n.status === 'stuck' || n.status === 'not-waited' || n.status === 'refused')
       .map((n): Leftover => ({
         object: { apiVersion: 'v1', kind: 'Namespace', name: n.name },
         source: 'namespace',
@@ -197,6 +204,7 @@ function scan(
     stuckAfterSeconds: (options.stuckAfterMs ?? settings.stuckAfterMs) / 1000,
     environmentNamespaces: new Set(environment),
     removedReleases: options.removedReleases ?? [],
+    refusals: options.refusals ?? [],
   });
   const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
   // The environment's findings, plus what causes them and what explains its leftovers, wherever
@@ -396,6 +404,7 @@ async function provenTeardownBody(
     removedReleases: uninstalledReleasesOf(teardown),
     stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
     leftovers: leftoversOf(teardown),
+    refusals: teardown.refusals ?? [],
   };
   const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
   const first = await ports.group('Scanning for leftovers', async () =>

@@ -120,6 +120,10 @@ export const findingCodes = {
     severity: 'error',
     title: 'Volumes held by the CSI attacher finalizer of a storage driver that no longer runs',
   },
+  DeletionRefused: {
+    severity: 'error',
+    title: "A deletion of kube-sweep's own that the API server refused (RBAC, admission, quota)",
+  },
 } as const satisfies Record<string, FindingCodeInfo>;
 
 /** A registered finding code. */

@@ -8,6 +8,7 @@ import { sortFindings, type Finding } from './findings.js';
 import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
 import { crdStuckRule } from './crd-stuck.js';
 import { csiDriverGoneRule } from './csi-driver-gone.js';
+import { deletionRefusedRule } from './deletion-refused.js';
 import { helmLeftoverRule } from './helm-leftover.js';
 import { helmReleaseRecordLostRule } from './helm-release-record-lost.js';
 import { helmReleaseStuckRule } from './helm-release-stuck.js';
@@ -48,6 +49,7 @@ export const rules: readonly Rule[] = [
   helmReleaseRecordLostRule,
   statefulSetClaimLeftoverRule,
   csiDriverGoneRule,
+  deletionRefusedRule,
 ];
 
 /**

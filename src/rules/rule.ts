@@ -1,3 +1,4 @@
+import type { RefusedRequest } from '../cluster/refusal.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { Finding } from './findings.js';
 import type { FindingCode } from './codes.js';
@@ -21,6 +22,11 @@ export interface RuleContext {
    * uninstalled with --keep-history are known from the snapshot.) Default: none.
    */
   readonly removedReleases?: readonly { readonly namespace: string; readonly name: string }[];
+  /**
+   * Requests of this run's own (teardown deletes, remediation) that the API server refused,
+   * as the run recorded them (rules/deletion-refused.ts). Default: none.
+   */
+  readonly refusals?: readonly RefusedRequest[];
 }
 
 /** Defaults of the rule thresholds (the config module owns the user-facing inputs). */

@@ -79,6 +79,22 @@ const variants: Finding[] = [
       ],
     },
   })),
+  // A namespace DELETE of the run that an admission policy refused.
+  ...runRules(
+    loadRecordedFixture('s01-stale-apiservice').inventory,
+    replayContext(loadRecordedFixture('s01-stale-apiservice').fixture, {
+      refusals: [
+        {
+          step: 'delete-namespace',
+          request: `DELETE /api/v1/namespaces/${namespaceOf('s01-stale-apiservice')}`,
+          object: { apiVersion: 'v1', kind: 'Namespace', name: namespaceOf('s01-stale-apiservice') },
+          status: 422,
+          reason: 'Invalid',
+          message: "ValidatingAdmissionPolicy 'keep' with binding 'keep' denied request: kept",
+        },
+      ],
+    }),
+  ),
 ];
 
 const all = [...recorded, ...variants];
