@@ -9,11 +9,12 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
-import { KubernetesApiError } from '../../../src/cluster/errors.js';
+import { isRefusal } from '../../../src/cluster/refusal.js';
 import { main } from '../../../src/cli/index.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import type { Report } from '../../../src/report/report.js';
 import { waitFor } from '../../../src/util/wait.js';
+import { schemaErrors } from '../../unit/support/report-schema.js';
 import { runAction } from '../support/action.js';
 import {
   adminApiForSuite,
@@ -80,8 +81,7 @@ async function withDenyDeletePolicy<T>(
           await api.request({ method: 'DELETE', path: options.path, query: { dryRun: 'All' } });
           return { done: false, value: 'allowed' };
         } catch (error) {
-          if (error instanceof KubernetesApiError && error.status === 422)
-            return { done: true, value: 'refused' };
+          if (isRefusal(error)) return { done: true, value: 'refused' };
           throw error;
         }
       },
@@ -181,6 +181,7 @@ test('an admission policy refuses the DELETE of one namespace: the other goes, e
     });
     expect(code).toBe(1);
     expect(report.verdict).toBe('leftovers');
+    expect(schemaErrors(report)).toEqual([]);
     const t = report.teardown!;
     expect(
       t.stages
