@@ -36,6 +36,7 @@ import { runTeardown, type TeardownResult } from './teardown/run-teardown.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
+import type { RefusedRequest } from './cluster/refusal.js';
 
 /** What the engine needs besides the open cluster: logs, log groups and a command runner. */
 export interface EnginePorts {
@@ -129,8 +130,12 @@ async function remediateThenRescan(
   const error = remediationError(done);
   if (done.results.length === 0) return { ...first, remediation };
   const inventory = await readInventory(settings, cluster, ports);
+  const refusals = done.results.flatMap((r) => (r.refusal ? [r.refusal] : []));
   const again = await ports.group('Scanning again after remediation', async () =>
-    scan(settings, inventory, environment, ports, scanOptions),
+    scan(settings, inventory, environment, ports, {
+      ...scanOptions,
+      refusals: [...(scanOptions.refusals ?? []), ...refusals],
+    }),
   );
   return { ...again, inventory, remediation, ...(error ? { error } : {}) };
 }
@@ -147,12 +152,14 @@ interface ScanOptions {
   readonly leftovers?: readonly Leftover[];
   /** Release Secrets in scope whose record was refused (HelmReleaseRecordInvalid). */
   readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
+  /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
+  readonly refusals?: readonly RefusedRequest[];
 }
 
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
  * their wait ended (custom resources deleted first, then the manifests' objects), objects of
- * Helm hooks, and namespaces still Terminating or not waited for.
+ * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
   const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
@@ -176,7 +183,7 @@ export function leftoversOf(teardown: TeardownResult): Leftover[] {
     }),
     ...teardown.hookLeftovers.map((b): Leftover => ({ object: ref(b), source: 'hook' })),
     ...teardown.namespaces
-      .filter((n) => n.status === 'stuck' || n.status === 'not-waited')
+      .filter((n) => n.status === 'stuck' || n.status === 'not-waited' || n.status === 'refused')
       .map((n): Leftover => ({
         object: { apiVersion: 'v1', kind: 'Namespace', name: n.name },
         source: 'namespace',
@@ -204,6 +211,7 @@ function scan(
     environmentNamespaces: new Set(environment),
     removedReleases: options.removedReleases ?? [],
     invalidReleaseRecords: options.invalidReleaseRecords ?? [],
+    refusals: options.refusals ?? [],
   });
   const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
   // The environment's findings, plus what causes them and what explains its leftovers, wherever
@@ -442,6 +450,7 @@ async function provenTeardownBody(
     stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
     leftovers: leftoversOf(teardown),
     invalidReleaseRecords: planned.refused,
+    refusals: teardown.refusals ?? [],
   };
   const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
   const first = await ports.group('Scanning for leftovers', async () =>

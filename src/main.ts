@@ -34,11 +34,21 @@ export function leftoversMessage(report: Report, path: string): string {
     [e.finding, ...e.sameObject, ...e.group, ...e.explains].some((f) => failing.has(f.key)),
   );
   const named = causes.slice(0, 3).map((e) => `${e.finding.code} ${rootCauseLabel(e)}`);
-  const { failed, blockers, stuckNamespaces: stuck } = teardownCounts(report.teardown);
+  const {
+    failed,
+    blockers,
+    stuckNamespaces: stuck,
+    notWaitedNamespaces,
+    refusedNamespaces,
+  } = teardownCounts(report.teardown);
+  const notWaited = notWaitedNamespaces
+    ? ` (${notWaitedNamespaces} not waited for: the overall 'timeout' ran out)`
+    : '';
   const parts = [
     failed ? `${failed} release(s) failed to uninstall` : '',
     blockers ? `${blockers} object(s) still there after their stage` : '',
-    stuck ? `${stuck} namespace(s) stuck in Terminating` : '',
+    stuck ? `${stuck} namespace(s) still Terminating when the wait ended${notWaited}` : '',
+    refusedNamespaces ? `${refusedNamespaces} namespace(s) whose deletion the API server refused` : '',
     failing.size
       ? `${failing.size} finding(s) over fail-on${named.length ? ` from ${causes.length} root cause(s): ${named.join('; ')}${causes.length > 3 ? '; …' : ''}` : ''}`
       : '',

@@ -218,7 +218,7 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
   for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors])
     out.push(`  could not check: ${inFlagTerms(e)}`);
   for (const n of t.namespaces) {
-    out.push(`  namespace ${n.name}: ${n.status}`);
+    out.push(`  namespace ${n.name}: ${n.status}${n.message ? ` (${n.message})` : ''}`);
     if (n.metadataFinalizers.length)
       out.push(`    held by metadata.finalizers [${n.metadataFinalizers.join(', ')}]`);
     for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);

@@ -311,7 +311,12 @@ const namespaceResults = (face: Face) =>
     absent: 'was not there',
     deleted: 'deleted',
     'not-waited': `**deletion requested, not waited for long enough** (the overall ${codeSpan(inputName(face, 'timeout'))} ran out)`,
+    refused: '**deletion refused** by the API server',
   }) as const;
+
+/** The result cell of a namespace: its status, and for a refused one the server's words. */
+const namespaceResult = (n: TeardownResult['namespaces'][number], face: Face) =>
+  namespaceResults(face)[n.status] + (n.status === 'refused' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
 
 /** The teardown: each release and namespace with its result, then what is still there and why. */
 function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string[] {
@@ -329,7 +334,7 @@ function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string
   }
   for (const n of t.namespaces)
     out.push(
-      `| — | namespace ${codeSpan(n.name)} | ${namespaceResults(face)[n.status]} | ${seconds(n.durationMs)} |`,
+      `| — | namespace ${codeSpan(n.name)} | ${namespaceResult(n, face)} | ${seconds(n.durationMs)} |`,
     );
   out.push('');
   const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
@@ -433,7 +438,9 @@ export function renderRemediation(r: RemediationReport, face: Face = 'action'): 
   const out = [
     `### Remediation (${inputSetting(face, 'remediate', 'safe')})`,
     '',
-    `${r.counts.done} action(s) done, ${r.counts.failed} failed, ${r.counts.skipped} finding(s) left alone; ` +
+    `${r.counts.done} action(s) done, ${r.counts.failed} failed, ` +
+      (r.counts.refused ? `${r.counts.refused} refused by the API server, ` : '') +
+      `${r.counts.skipped} finding(s) left alone; ` +
       `${r.findingsBefore} finding(s) before, the findings below are from a scan after it.`,
     '',
   ];
@@ -441,7 +448,7 @@ export function renderRemediation(r: RemediationReport, face: Face = 'action'): 
     out.push('| action | request | result |', '| --- | --- | --- |');
     for (const x of r.results)
       out.push(
-        `| ${escapeMarkdown(x.description)} | ${codeSpan(x.request)} | ${x.status === 'done' ? '✅' : '❌ failed:'} ${escapeMarkdown(x.message)} |`,
+        `| ${escapeMarkdown(x.description)} | ${codeSpan(x.request)} | ${{ done: '✅', failed: '❌ failed:', refused: '⛔' }[x.status]} ${escapeMarkdown(x.message)} |`,
       );
     out.push('');
   }

@@ -148,7 +148,13 @@ export function summarizePlan(plan: TeardownPlan, blastRadius?: BlastRadius): Pl
   };
 }
 
-/** Counts of a teardown for outputs and messages (all zero without a teardown). */
+/**
+ * Counts of a teardown for outputs and messages (all zero without a teardown).
+ * `stuckNamespaces`: namespaces still Terminating when the wait ended, `stuck` ones and
+ * `not-waited` ones (the overall `timeout` cut their wait short), of which `notWaitedNamespaces`
+ * are the latter. `refusedNamespaces`: namespaces whose DELETE the API server refused (not
+ * Terminating, so not among the stuck ones).
+ */
 export function teardownCounts(t: TeardownResult | undefined) {
   const releases = t?.stages.flatMap((s) => s.releases) ?? [];
   return {
@@ -159,7 +165,10 @@ export function teardownCounts(t: TeardownResult | undefined) {
         (n, s) => n + s.remaining.length + s.crdInstances.reduce((m, c) => m + c.remaining.length, 0),
         0,
       ) ?? 0,
-    stuckNamespaces: t?.namespaces.filter((n) => n.status === 'stuck').length ?? 0,
+    stuckNamespaces:
+      t?.namespaces.filter((n) => n.status === 'stuck' || n.status === 'not-waited').length ?? 0,
+    notWaitedNamespaces: t?.namespaces.filter((n) => n.status === 'not-waited').length ?? 0,
+    refusedNamespaces: t?.namespaces.filter((n) => n.status === 'refused').length ?? 0,
   };
 }
 

@@ -136,6 +136,10 @@ export const findingCodes = {
     severity: 'warning',
     title: 'Helm release record stored in another namespace for a release namespace that no longer exists',
   },
+  DeletionRefused: {
+    severity: 'error',
+    title: "A deletion of kube-sweep's own that the API server refused (RBAC, admission, quota)",
+  },
 } as const satisfies Record<string, FindingCodeInfo>;
 
 /** A registered finding code. */

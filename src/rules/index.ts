@@ -9,6 +9,7 @@ import { admissionPolicyParamMissingRule } from './admission-policy-param-missin
 import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
 import { crdStuckRule } from './crd-stuck.js';
 import { csiDriverGoneRule } from './csi-driver-gone.js';
+import { deletionRefusedRule } from './deletion-refused.js';
 import { helmLeftoverRule } from './helm-leftover.js';
 import { helmReleaseNamespaceGoneRule } from './helm-release-namespace-gone.js';
 import { helmReleaseRecordInvalidRule } from './helm-release-record-invalid.js';
@@ -56,6 +57,7 @@ export const rules: readonly Rule[] = [
   quotaFinishedJobsRule,
   helmReleaseNamespaceGoneRule,
   helmReleaseRecordInvalidRule,
+  deletionRefusedRule,
 ];
 
 /**

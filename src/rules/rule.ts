@@ -1,3 +1,4 @@
+import type { RefusedRequest } from '../cluster/refusal.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { Finding } from './findings.js';
 import type { FindingCode } from './codes.js';
@@ -27,6 +28,11 @@ export interface RuleContext {
    * valid release. Default: none.
    */
   readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
+  /**
+   * Requests of this run's own (teardown deletes, remediation) that the API server refused,
+   * as the run recorded them (rules/deletion-refused.ts). Default: none.
+   */
+  readonly refusals?: readonly RefusedRequest[];
 }
 
 /** A Helm release Secret whose record kube-sweep refused to use, and why. */

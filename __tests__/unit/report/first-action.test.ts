@@ -85,6 +85,22 @@ const variants: Finding[] = [
       ],
     },
   })),
+  // A namespace DELETE of the run that an admission policy refused.
+  ...runRules(
+    loadRecordedFixture('s01-stale-apiservice').inventory,
+    replayContext(loadRecordedFixture('s01-stale-apiservice').fixture, {
+      refusals: [
+        {
+          step: 'delete-namespace',
+          request: `DELETE /api/v1/namespaces/${namespaceOf('s01-stale-apiservice')}`,
+          object: { apiVersion: 'v1', kind: 'Namespace', name: namespaceOf('s01-stale-apiservice') },
+          status: 422,
+          reason: 'Invalid',
+          message: "ValidatingAdmissionPolicy 'keep' with binding 'keep' denied request: kept",
+        },
+      ],
+    }),
+  ),
 ];
 
 // The round-3 rules on S12's snapshot: a binding whose param is missing, a full Job quota, a Helm
