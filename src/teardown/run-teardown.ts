@@ -110,6 +110,8 @@ export interface TeardownPorts {
    * deletion is accepted. Absent: left to the namespace controller.
    */
   readonly namespaceContent?: (namespace: string) => readonly KindAddress[];
+  /** Told each release's outcome as soon as it has one (a cancelled run reports what was removed). */
+  readonly onReleaseDone?: (outcome: ReleaseOutcome) => void;
 }
 
 export interface TeardownOptions {
@@ -584,6 +586,7 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
     hookLeftovers,
     hookErrors,
     onReleaseDone: (index: number) => async (r: ReleaseOutcome) => {
+      ports.onReleaseDone?.(r);
       // Hook objects in a namespace are looked for before it may be deleted: afterwards the
       // namespace deletion hides that Helm left them.
       const release = byKey.get(r.release)!;
