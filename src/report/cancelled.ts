@@ -49,16 +49,17 @@ export function commandText(file: string, args: readonly string[]): string {
   return shown.join(' ');
 }
 
-/** A new, empty ProgressRecorder. */
-export function progressRecorder(): ProgressRecorder {
-  let during = '';
+/** A new, empty ProgressRecorder; `now` is the clock of the signal's `at` (ms since the epoch). */
+export function progressRecorder(now: () => number = Date.now): ProgressRecorder {
+  // Each log group entered, with when: `during` is the last one entered before the signal.
+  const phases: { title: string; at: number }[] = [];
   const releases: string[] = [];
   const namespaces: string[] = [];
   const stopped: string[] = [];
   return {
     group: (inner) => (title, fn) =>
       inner(title, () => {
-        during = title;
+        phases.push({ title, at: now() });
         return fn();
       }),
     releaseDone: (outcome) => {
@@ -75,7 +76,7 @@ export function progressRecorder(): ProgressRecorder {
     cancelled: (cause, startedAt) => ({
       signal: cause.signal,
       afterMs: Math.max(0, cause.at - startedAt),
-      during,
+      during: phases.filter((p) => p.at <= cause.at).pop()?.title ?? '',
       releasesRemoved: [...releases],
       namespacesDeleted: [...new Set(namespaces)],
       processesStopped: [...stopped],

@@ -5,7 +5,8 @@ const outcome = (release: string, status: ReleaseOutcome['status'], method: Rele
   ({ release, status, method, helmStatusBefore: 'deployed', durationMs: 1 }) as ReleaseOutcome;
 
 test('the recorder keeps the running group, removed releases, accepted namespace deletions and stopped processes', async () => {
-  const p = progressRecorder();
+  let clock = 1000;
+  const p = progressRecorder(() => clock++);
   const group = p.group(async (_title, fn) => fn());
   await group('Reading the cluster (inventory)', async () => {});
   await group('Stage 1/2: pr-1-app/app', async () => {
@@ -26,6 +27,9 @@ test('the recorder keeps the running group, removed releases, accepted namespace
       '/t/k.yaml',
     ]);
   });
+  // A group entered after the signal (the run unwinding) is not where it was cancelled.
+  clock = 20_000;
+  await group('Deleting namespaces: pr-1-app', async () => {});
   const run = p.cancelled({ signal: 'SIGINT', at: 12_345 }, 10_000);
   expect(run).toEqual({
     signal: 'SIGINT',
