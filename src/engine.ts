@@ -37,6 +37,8 @@ import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 import type { RefusedRequest } from './cluster/refusal.js';
+import type { Cancellation } from './util/cancellation.js';
+import type { ProgressRecorder } from './report/cancelled.js';
 
 /** What the engine needs besides the open cluster: logs, log groups and a command runner. */
 export interface EnginePorts {
@@ -46,6 +48,13 @@ export interface EnginePorts {
   readonly error?: (line: string) => void;
   readonly group: <T>(title: string, fn: () => Promise<T>) => Promise<T>;
   readonly commands: CommandRunner;
+  /**
+   * The action's SIGINT/SIGTERM state (util/cancellation.ts): once aborted, execute.ts sends no
+   * request and starts no command, and a teardown ends after its stage's work in flight.
+   */
+  readonly cancellation?: Cancellation;
+  /** Records what the run did, for the report of a cancelled run (report/cancelled.ts). */
+  readonly progress?: ProgressRecorder;
 }
 
 type ReportBody = Omit<Report, 'schemaVersion' | 'tool' | 'mode' | 'cluster'>;
@@ -555,8 +564,12 @@ export const modes: Record<
         namespaceContent: (namespace) => contentCollections(inventory, namespace),
         log: ports.info,
         group: ports.group,
+        ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
       },
     );
+    // Cancelled: what the teardown did, and no scan (main.ts writes the verdict and the message).
+    if (ports.cancellation?.signal.aborted)
+      return { verdict: 'error', plan: summarizePlan(planned.plan), teardown, warnings: planned.warnings };
     return provenTeardownBody(settings, cluster, ports, planned, teardown);
   },
 };

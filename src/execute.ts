@@ -5,6 +5,8 @@ import { Inputs } from './config/inputs.js';
 import { InputError, type Settings } from './config/settings.js';
 import { modes, type EnginePorts } from './engine.js';
 import type { Report } from './report/report.js';
+import { cancellableApi } from './cluster/cancellable-api.js';
+import { cancellableRunner } from './util/command.js';
 import { cleanupOnSignal } from './util/signal-cleanup.js';
 
 /*
@@ -34,7 +36,7 @@ export function checkReportPath(path: string): void {
     throw new InputError(
       Inputs.reportPath,
       `input 'report-path' is '${path}', which cannot be written (${why}: ${code}); ` +
-        'give a file path in a writable folder, or leave it empty for $RUNNER_TEMP/kube-sweep-report.json (nothing was done)',
+        'give a file path in a writable folder, or leave it empty for a file of its own in $RUNNER_TEMP (nothing was done)',
     );
   }
 }
@@ -63,11 +65,16 @@ export async function execute(
 ): Promise<Report> {
   let cluster: OpenCluster | undefined;
   let removeOnSignal: (() => void) | undefined;
+  const cancel = ports.cancellation;
+  // Once cancelled, no new command (helm, kind) and no new request; running commands are stopped.
+  const commands = cancel
+    ? cancellableRunner(ports.commands, cancel, ports.progress?.stopped)
+    : ports.commands;
   try {
     cluster = await ports.group('Connecting to the cluster', () =>
       openCluster(settings, {
         env: ports.env,
-        commands: ports.commands,
+        commands,
         setSecret: ports.setSecret,
         log: ports.info,
         ...(ports.onKindCluster ? { onKindCluster: ports.onKindCluster } : {}),
@@ -77,7 +84,10 @@ export async function execute(
     // Until the run ends, SIGINT/SIGTERM remove the copy before the process exits (util/signal-cleanup.ts).
     const path = cluster.kubeconfigPath;
     if (ports.removeKubeconfig) removeOnSignal = cleanupOnSignal(() => rmSync(path, { force: true }));
-    const body = await modes[settings.mode](settings, cluster, ports);
+    const open: OpenCluster = cancel
+      ? { ...cluster, api: cancellableApi(cluster.api, cancel.signal, ports.progress?.answered) }
+      : cluster;
+    const body = await modes[settings.mode](settings, open, { ...ports, commands });
     return {
       schemaVersion: 1,
       tool: 'kube-sweep',

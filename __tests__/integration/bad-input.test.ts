@@ -233,12 +233,6 @@ const rows: Row[] = [
     says: /takes true or false/,
   },
   {
-    input: 'github-token',
-    what: 'empty while pr-comment is on',
-    inputs: { 'pr-comment': 'true', 'github-token': '' },
-    says: /input 'pr-comment' is true but input 'github-token' is empty/,
-  },
-  {
     input: 'cluster',
     what: 'unknown kind',
     inputs: { cluster: 'minikube' },

@@ -171,7 +171,31 @@ test('403 from GitHub (a fork PR, no permissions): warnings naming the permissio
   }
 });
 
-test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without one', async () => {
+test('an empty github-token (a fork PR, no token given): a warning, the sweep runs and its verdict stands', async () => {
+  const server = await startGitHubRecorder();
+  try {
+    const run = await runAction(
+      inputs({ 'fail-on': 'never', 'github-token': '' }),
+      runnerEnv(server.url, { pullRequest: { number: 9, headSha: 'forkhead' } }),
+    );
+    expect(run.failures).toEqual([]);
+    expect(['clean', 'partial']).toContain(run.report.verdict);
+    expect(run.report.findings?.length).toBeGreaterThanOrEqual(120);
+    expect(run.outputs.get('verdict')).toBe(run.report.verdict);
+    expect(server.requests).toEqual([]);
+    expect(run.log.filter((l) => l.startsWith('warning: could not publish'))).toEqual([
+      expect.stringContaining("no token: input 'github-token' is empty"),
+    ]);
+    expect(run.report.github).toEqual({
+      prComment: { status: 'failed', message: expect.stringMatching(/^no token/) },
+      checkRun: { status: 'failed', message: expect.stringMatching(/^no token/) },
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+test('the CLI takes the token from GITHUB_TOKEN, and without one warns and still sweeps', async () => {
   const server = await startGitHubRecorder();
   const variables = { ...runnerEnv(server.url, { eventName: 'push' }), GITHUB_TOKEN: token };
   const saved = Object.fromEntries(Object.keys(variables).map((k) => [k, process.env[k]]));
@@ -205,12 +229,12 @@ test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without
     stderr = '';
     expect(
       await cli(
-        [...args, '--check-run', 'true'],
+        [...args, '--fail-on', 'never', '--check-run', 'true'],
         () => {},
         (s) => (stderr += s),
       ),
-    ).toBe(2);
-    expect(stderr).toContain('--check-run is true but --github-token is not given; give a token');
+    ).toBe(0);
+    expect(stderr).toContain("could not publish to GitHub: no token: input 'github-token' is empty");
     expect(server.requests).toHaveLength(3);
   } finally {
     for (const [k, v] of Object.entries(saved)) {

@@ -104,9 +104,15 @@ export interface Settings {
   readonly listConcurrency: number;
   /** `limit` of one list page. */
   readonly pageSize: number;
-  /** Where the JSON report is written; '' means `$RUNNER_TEMP/kube-sweep-report.json`. */
+  /**
+   * Where the JSON report is written; '' means `$RUNNER_TEMP/kube-sweep-report-<step>.json`, one
+   * file per step (main.ts `defaultReportName`; the CLI writes no file then).
+   */
   readonly reportPath: string;
-  /** pr-comment, check-run and github-token: what to publish to GitHub, and the token for it. */
+  /**
+   * pr-comment, check-run and github-token: what to publish to GitHub, and the token for it;
+   * request-timeout bounds each GitHub request too.
+   */
   readonly github: PublishSettings;
 }
 
@@ -511,13 +517,8 @@ const schema = z
     [Inputs.githubToken]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
-    if ((v['pr-comment'] || v['check-run']) && v['github-token'] === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: [Inputs.githubToken],
-        message: `input '${v['pr-comment'] ? Inputs.prComment : Inputs.checkRun}' is true but input 'github-token' is empty; give a token (in a workflow its default is \${{ github.token }}; the CLI reads GITHUB_TOKEN)`,
-      });
-    }
+    // An empty github-token with pr-comment/check-run is not refused here: publishing is a side
+    // channel (report/github/publish.ts warns and records it), and the sweep runs.
     if (v['etcd-tls'] && !v['etcd-endpoint'].startsWith('https://')) {
       ctx.addIssue({
         code: 'custom',
@@ -637,6 +638,7 @@ export function parseSettings(read: InputReader): Settings {
       checkRun: v['check-run'],
       token: v['github-token'],
       publishServer: v['publish-server'],
+      requestTimeoutMs: v['request-timeout'],
     }),
   });
 }

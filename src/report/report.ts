@@ -1,3 +1,4 @@
+import type { CancelledRun } from './cancelled.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../inventory/types.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
@@ -103,6 +104,8 @@ export interface Report {
   readonly error?: string;
   /** What was published to GitHub (pr-comment, check-run); set only when one was asked for. */
   readonly github?: GitHubPublications;
+  /** Set when SIGINT or SIGTERM stopped the run (the action): what it had done; verdict `error`. */
+  readonly cancelled?: CancelledRun;
 }
 
 /** Pure: the counts of a snapshot. */

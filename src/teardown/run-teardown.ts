@@ -126,6 +126,8 @@ export interface TeardownPorts {
    * that must not remove the kubeconfig while helm runs). Default: a new one.
    */
   readonly helmProcesses?: InFlight;
+  /** Told each release's outcome as soon as it has one (a cancelled run reports what was removed). */
+  readonly onReleaseDone?: (outcome: ReleaseOutcome) => void;
 }
 
 export interface TeardownOptions {
@@ -668,6 +670,7 @@ function namespaceScheduler(
     hookLeftovers,
     hookErrors,
     onReleaseDone: (index: number) => async (r: ReleaseOutcome) => {
+      ports.onReleaseDone?.(r);
       // Hook objects in a namespace are looked for before it may be deleted: afterwards the
       // namespace deletion hides that Helm left them.
       const release = byKey.get(r.release)!;
