@@ -314,7 +314,7 @@ test('on a Node older than 24 the main step still writes verdict=error, and the 
   );
   // The post step: no kind cluster was created, so nothing to warn about.
   const post = await execa(node!, [join(repoRoot, 'dist/post/index.js')], {
-    env: files,
+    env: { ...files },
     extendEnv: true,
     reject: false,
   });

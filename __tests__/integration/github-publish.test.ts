@@ -89,7 +89,16 @@ test('a PR run keeps one sticky comment (found on page 2, updated) and creates a
     expect(body).toContain('[the workflow run](https://github.example/acme/shop/actions/runs/1234)');
     const kept = body.slice(marker.length + 1, body.indexOf('\n\n> ✂️ This comment was cut'));
     expect(kept.length).toBeGreaterThan(1000);
-    expect(run.summary.startsWith(kept.replace(/(\n\n<\/details>)+$/, ''))).toBe(true);
+    // The same blocks but the cluster line, which names the server only in the job summary.
+    const clusterLine = /^(Cluster `|Kubernetes ).*\n/m;
+    expect(clusterLine.exec(kept)?.[0]).toMatch(
+      /^Kubernetes .*the API server and context are not published here/,
+    );
+    expect(
+      run.summary
+        .replace(clusterLine, '')
+        .startsWith(kept.replace(clusterLine, '').replace(/(\n\n<\/details>)+$/, '')),
+    ).toBe(true);
     // The findings table is whole: one row per finding.
     expect(kept.match(/^\| 🟠 \| \*\*`HelmLeftover`\*\* \|/gm)).toHaveLength(120);
 

@@ -198,7 +198,6 @@ test('pr-comment, check-run and github-token are parsed', () => {
     true,
   );
 });
-});
 
 test('an empty github-token with pr-comment or check-run on is accepted: publishing warns, the sweep runs', () => {
   // A fork's pull request has no secret-based token; the README says GitHub problems never stop the sweep.

@@ -128,7 +128,6 @@ const round3: Finding[] = [
   ),
 ];
 
-
 // A release Secret whose record was refused (plan, dry run and teardown decode them).
 const refusedRecord = (() => {
   const { fixture, inventory } = loadRecordedFixture('s15-helm-pending-install');

@@ -84,7 +84,7 @@ test('a protected namespace is never emptied: no request is sent for it', async 
     },
   } as unknown as ApiClient;
   const collections = [{ group: '', version: 'v1', resource: 'configmaps', namespaced: true }];
-  const failures = await deleteNamespaceContent(
+  const { failures, refusals } = await deleteNamespaceContent(
     api,
     new Map([
       ['pr-1', collections],
@@ -95,4 +95,5 @@ test('a protected namespace is never emptied: no request is sent for it', async 
   );
   expect(paths).toEqual(['/api/v1/namespaces/pr-1/configmaps']);
   expect(failures).toEqual(['kube-extra: protected, not emptied', 'vault: protected, not emptied']);
+  expect(refusals).toEqual([]);
 });
