@@ -185,8 +185,13 @@ test('pr-comment and check-run through node dist/index.js: a sticky comment and 
       ['POST', '/repos/acme/shop/check-runs', `token ${token}`],
     ]);
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    // The comment is the job summary but for its cluster line: the API server and the context
+    // are not posted through the API unless publish-server says so.
     expect((server.requests[1]!.body as { body: string }).body).toBe(
-      `<!-- kube-sweep:summary PR environment/teardown/sweep -->\n${summary}`,
+      `<!-- kube-sweep:summary PR environment/teardown/sweep -->\n${summary.replace(
+        /^Cluster `[^`]+` \((Kubernetes [^,]+), context `[^`]+`\), mode (`\w+`)\.$/m,
+        '$1, mode $2 (the API server and context are not published here: publish-server).',
+      )}`,
     );
     expect(server.requests[2]!.body).toMatchObject({ head_sha: 'e2ehead', status: 'completed' });
     expect(String(step.stdout)).toContain(`::add-mask::${token}`);

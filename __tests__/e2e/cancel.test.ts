@@ -89,11 +89,13 @@ test('SIGINT during a teardown: helm is stopped, nothing new starts, and the rep
       during: expect.stringMatching(/^Stage 1\/1: /),
       releasesRemoved: [`${plain}/plain (with its namespace)`],
       namespacesDeleted: [plain],
-      processesStopped: [expect.stringMatching(new RegExp(`^helm uninstall hooked --namespace ${hooked} `))],
+      processesStopped: [
+        expect.stringMatching(new RegExp(`^helm uninstall --namespace ${hooked} .*-- hooked$`)),
+      ],
     });
     expect(report.error).toMatch(
       new RegExp(
-        `^cancelled after [\\d.]+ s by SIGINT, during 'Stage 1/1: .*'\\. Done before that: 1 release\\(s\\) removed \\(${plain}/plain \\(with its namespace\\)\\); deletion of 1 namespace\\(s\\) requested \\(${plain}\\)\\. Stopped while running: helm uninstall hooked`,
+        `^cancelled after [\\d.]+ s by SIGINT, during 'Stage 1/1: .*'\\. Done before that: 1 release\\(s\\) removed \\(${plain}/plain \\(with its namespace\\)\\); deletion of 1 namespace\\(s\\) requested \\(${plain}\\)\\. Stopped while running: helm uninstall --namespace ${hooked} `,
       ),
     );
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');

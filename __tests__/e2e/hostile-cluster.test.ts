@@ -199,7 +199,17 @@ test('scan, plan and dry run of a hostile namespace complete, change nothing, in
     ];
     for (const [i, run] of runs.entries()) {
       expect([i, run.log.includes('kube-sweep crashed')]).toEqual([i, false]);
-      expect([i, run.report.verdict]).not.toEqual([i, 'error']);
+      // The scan completes; the plan and the dry run refuse the forged release whose manifest
+      // names an object in kube-system (a protected namespace: issue 21, a surprise in scope is a
+      // refusal), naming that object, and send no change.
+      if (i === 0) expect([i, run.report.verdict]).not.toEqual([i, 'error']);
+      else {
+        expect([i, run.report.verdict]).toEqual([i, 'error']);
+        expect([i, JSON.stringify(run.report.plan?.refusals ?? [])]).toEqual([
+          i,
+          expect.stringContaining(victim),
+        ]);
+      }
       expect([i, injectedCommands(run.log)]).toEqual([i, []]);
       const { lines, calls, canary: ran } = runSummaryCommands(run.summary);
       expect([i, ran]).toEqual([i, false]);
@@ -207,7 +217,9 @@ test('scan, plan and dry run of a hostile namespace complete, change nothing, in
     }
     // The scan printed the patch that removes the dangling subject, with its name as data.
     const [scan, plan, dryRun] = runs;
-    const patch = runSummaryCommands(scan!.summary).calls.find((argv) => argv.includes(binding));
+    const patch = runSummaryCommands(scan!.summary).calls.find(
+      (argv) => argv[1] === 'patch' && argv.includes(binding),
+    );
     expect(patch?.slice(0, 4)).toEqual([
       'kubectl',
       'patch',
@@ -255,8 +267,7 @@ test('a teardown of a hostile scoped namespace completes and changes nothing out
     await waitGone(api, `/api/v1/namespaces/${ns}`, 120_000);
     const outside = toolMutationsSince(mark, since).filter(
       (e) =>
-        !e.requestURI.startsWith(`/api/v1/namespaces/${ns}/`) &&
-        !e.requestURI.startsWith(`/api/v1/namespaces/${ns}?`) &&
+        /^\/apis?\/(?:[^/]+\/)?[^/]+\/namespaces\/([^/?]+)[/?]/.exec(e.requestURI)?.[1] !== ns &&
         e.requestURI !== `/api/v1/namespaces/${ns}`,
     );
     expect(outside.map((e) => `${e.verb} ${e.requestURI}`)).toEqual([]);

@@ -58,16 +58,11 @@ describe('two kube-sweep steps in one job, on the local control plane', () => {
     expect(report(run.scan['report-path']!)).toMatchObject({ mode: 'scan', verdict: run.scan.verdict });
   });
 
-  // TODO(lead): today the default report path is $RUNNER_TEMP/kube-sweep-report.json for every step
-  // (issue 22, item 1), so the scan overwrites the plan's report and this test fails. It is marked
-  // `test.failing` until the per-step report path (helper `actfix`) is merged; then make it `test`.
-  // The test above checks everything else about the same two runs, so only that can fail here.
-  test.failing(
-    "two kube-sweep steps in one job: the first step's report-path output still names its own report",
-    () => {
-      // What a later step of the job reads through the plan's output: the plan's report.
-      expect(report(run.plan['report-path']!)).toMatchObject({ mode: 'plan', verdict: 'planned' });
-      expect(run.plan['report-path']).not.toBe(run.scan['report-path']);
-    },
-  );
+  // Issue 22, item 1: the default report path is unique per step (GITHUB_ACTION), so the scan
+  // does not overwrite the plan's report although both steps share the job's RUNNER_TEMP.
+  test("two kube-sweep steps in one job: the first step's report-path output still names its own report", () => {
+    // What a later step of the job reads through the plan's output: the plan's report.
+    expect(report(run.plan['report-path']!)).toMatchObject({ mode: 'plan', verdict: 'planned' });
+    expect(run.plan['report-path']).not.toBe(run.scan['report-path']);
+  });
 });

@@ -227,6 +227,24 @@ const rows: Row[] = [
     says: /takes true or false/,
   },
   {
+    input: 'publish-server',
+    what: 'a non-boolean',
+    inputs: { 'publish-server': 'perhaps' },
+    says: /takes true or false/,
+  },
+  {
+    input: 'protect',
+    what: 'a negation',
+    inputs: { protect: '!prod' },
+    says: /neither a namespace name nor a glob/,
+  },
+  {
+    input: 'max-namespaces',
+    what: 'zero',
+    inputs: { 'max-namespaces': '0' },
+    says: /whole number from 1 to 100000/,
+  },
+  {
     input: 'check-run',
     what: 'a non-boolean',
     inputs: { 'check-run': 'sometimes' },
@@ -348,10 +366,13 @@ const rows: Row[] = [
 ];
 
 /**
- * Inputs for which a malformed-value row does not apply, with the reason. (None today: every
- * input above has a row; a new input must get a row or a reason here.)
+ * Inputs for which a malformed-value row does not apply, with the reason. A new input must get a
+ * row above or a reason here.
  */
-const notMeaningful: Partial<Record<InputName, string>> = {};
+const notMeaningful: Partial<Record<InputName, string>> = {
+  'github-token':
+    'any string is a token, and an empty one with pr-comment or check-run only warns when publishing (issue 22): the sweep runs',
+};
 
 test('every input has a row, or a reason why it has none', () => {
   const covered = new Set<string>([...rows.map((r) => r.input), ...Object.keys(notMeaningful)]);
