@@ -228,7 +228,19 @@ test('an admission policy refuses the DELETE of one namespace: the other goes, e
   } finally {
     for (const ns of [kept, gone]) {
       await helm4(['uninstall', 'r', '-n', ns]);
-      await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+      // The API server's policy cache may still hold the deleted policy for a moment.
+      await waitFor(
+        async () => {
+          try {
+            await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+            return { done: true, value: 'deleted' };
+          } catch (error) {
+            if (isRefusal(error)) return { done: false, value: 'still refused' };
+            throw error;
+          }
+        },
+        { timeoutMs: 30_000, description: `namespace ${ns} to be deletable again` },
+      );
     }
   }
 });
