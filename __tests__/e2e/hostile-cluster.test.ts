@@ -133,6 +133,8 @@ async function runBundled(inputs: Record<string, string>) {
     report: JSON.parse(readFileSync(outputs['report-path']!, 'utf8')) as {
       verdict: string;
       findings?: { code: string; remediation: { commands: string[] } }[];
+      warnings?: string[];
+      plan?: { refusals?: string[] };
     },
   };
 }
@@ -234,9 +236,9 @@ test('scan, plan and dry run of a hostile namespace complete, change nothing, in
     // The plan and the dry run are refused (the kube-system object), so their reports carry no
     // findings: the three invalid records are named among the run's warnings instead.
     for (const run of [plan!, dryRun!])
-      expect(
-        (run.report.warnings ?? []).filter((w: string) => w.includes('HelmReleaseRecordInvalid')),
-      ).toHaveLength(3);
+      expect((run.report.warnings ?? []).filter((w) => w.includes('HelmReleaseRecordInvalid'))).toHaveLength(
+        3,
+      );
     expect(dryRun!.summary).toContain(victim);
     expect(toolMutationsSince(mark, since)).toEqual([]);
     expect(await getOrUndefined(api, `/api/v1/namespaces/kube-system/configmaps/${victim}`)).toBeDefined();
