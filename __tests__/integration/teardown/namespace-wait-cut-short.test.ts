@@ -71,11 +71,18 @@ async function tearDownHeldNamespace(options: { timeoutMs: number; stageTimeoutM
     expect(result.namespaces.map((n) => n.name)).toEqual([ns]);
     return { outcome: result.namespaces[0]!, lines };
   } finally {
-    // Lift the hold (PUT /finalize with the spec's finalizers emptied) so the namespace goes.
+    // Lift the hold only (PUT /finalize keeping 'kubernetes'), so the namespace controller still
+    // empties the namespace before it goes: removing 'kubernetes' too would force-finalize it and
+    // strand its ConfigMap and ServiceAccount in a missing namespace for the tests after this one.
     await api.request({
       method: 'PUT',
       path: `/api/v1/namespaces/${ns}/finalize`,
-      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns }, spec: { finalizers: [] } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+        spec: { finalizers: ['kubernetes'] },
+      },
     });
     await waitGone(api, `/api/v1/namespaces/${ns}`);
   }
