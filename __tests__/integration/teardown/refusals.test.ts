@@ -332,6 +332,20 @@ test("uninstall-mode auto: a refused DELETE of a release's cluster-scoped object
       },
     );
   } finally {
+    // The ClusterRole first, once the API server's policy cache has let the deleted policy go:
+    // left behind, it would be a HelmLeftover in every later cluster-wide scan of this cluster.
+    await waitFor(
+      async () => {
+        try {
+          await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`);
+          return { done: true, value: 'deleted' };
+        } catch (error) {
+          if (isRefusal(error)) return { done: false, value: 'still refused' };
+          throw error;
+        }
+      },
+      { timeoutMs: 30_000, description: `ClusterRole ${role} to be deletable again` },
+    );
     await helm4(['uninstall', 'r', '-n', ns]);
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
