@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
 import { Inputs } from './config/inputs.js';
@@ -7,6 +7,7 @@ import { modes, type EnginePorts } from './engine.js';
 import type { Report } from './report/report.js';
 import { cancellableApi } from './cluster/cancellable-api.js';
 import { cancellableRunner } from './util/command.js';
+import { makeDirectories } from './util/make-directories.js';
 import { cleanupOnSignal } from './util/signal-cleanup.js';
 
 /*
@@ -21,7 +22,7 @@ import { cleanupOnSignal } from './util/signal-cleanup.js';
  */
 export function checkReportPath(path: string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectories(dirname(path));
     writeFileSync(path, '');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
@@ -32,6 +33,7 @@ export function checkReportPath(path: string): void {
         EACCES: 'permission denied',
         EISDIR: 'it is a folder',
         EROFS: 'read-only file system',
+        ENOENT: 'its folder cannot be created there',
       }[code] ?? code;
     throw new InputError(
       Inputs.reportPath,
@@ -122,6 +124,6 @@ function clusterOf(cluster: OpenCluster | undefined): Report['cluster'] {
 
 /** Writes the JSON report to `path`, creating its folder. @throws the file system's error. */
 export function writeReport(path: string, report: Report): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirectories(dirname(path));
   writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
 }

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Outputs, State } from './config/inputs.js';
@@ -11,6 +11,7 @@ import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
 import { rootCauseLabel, rootCausesOf } from './report/root-causes.js';
 import type { CommandRunner } from './util/command.js';
+import { makeDirectories } from './util/make-directories.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
 export interface ActionPorts extends EnginePorts {
@@ -83,7 +84,7 @@ export function claimDefaultReportPath(env: NodeJS.ProcessEnv): string {
   for (let counter = 1; counter <= 1000; counter++) {
     const path = join(dir, defaultReportName(env.GITHUB_ACTION, counter));
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirectories(dir);
       closeSync(openSync(path, 'wx'));
       return path;
     } catch (error) {

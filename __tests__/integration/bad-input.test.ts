@@ -363,6 +363,12 @@ const rows: Row[] = [
     inputs: () => ({ 'report-path': join(file('a-file', 'x'), 'report.json') }),
     says: /cannot be written \(a part of its folder is a file: (EEXIST|ENOTDIR)\).*nothing was done/,
   },
+  {
+    input: 'report-path',
+    what: "under a pseudo file system (Node's recursive mkdir never returns there)",
+    inputs: { 'report-path': '/proc/kube-sweep-none/report.json' },
+    says: /is '\/proc\/kube-sweep-none\/report.json', which cannot be written \(its folder cannot be created there: ENOENT\).*nothing was done/,
+  },
 ];
 
 /**

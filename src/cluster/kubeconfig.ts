@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -11,6 +11,7 @@ import {
   type KubeconfigUser,
 } from './credentials.js';
 import { ClusterAccessError } from './errors.js';
+import { makeDirectories } from '../util/make-directories.js';
 
 /** Where a kubeconfig came from, for messages (never the content). */
 export type KubeconfigOrigin =
@@ -409,7 +410,7 @@ export function writeKubeconfigFile(loaded: LoadedKubeconfig, dir?: string): str
   const base = dir ?? process.env.RUNNER_TEMP;
   // Outside a runner: a private folder of this run, never a shared one another user may own.
   const folder = base ? join(base, 'kube-sweep') : mkdtempSync(join(tmpdir(), 'kube-sweep-'));
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  makeDirectories(folder, 0o700);
   const path = join(folder, `kubeconfig-${process.pid}-${Date.now()}.yaml`);
   writeFileSync(path, loaded.pinnedYaml, { mode: 0o600 });
   return path;

@@ -1,5 +1,5 @@
 import { groupOf } from '../cluster/api-version.js';
-import { keptByHelm } from '../helm/manifest.js';
+import { keptByHelm, parseManifest, type ManifestObject } from '../helm/manifest.js';
 import type { HelmRelease } from '../helm/release-storage.js';
 import { dependencyEdges, type ResourceLookup } from './dependencies.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
@@ -289,26 +289,49 @@ function protectedReleaseRefusals(facts: readonly ReleaseFacts[], protection: Na
  * may name an object in a protected namespace (a forged or careless one): refuse the teardown,
  * naming the object (issue 21). Objects Helm keeps (`helm.sh/resource-policy: keep`) and
  * cluster-scoped kinds (`namespacedOf` false) are not in a namespace.
+ * The same for the objects of its `pre-delete` and `post-delete` hooks: `helm uninstall` creates
+ * them, waits for them and deletes them by their hook-delete-policy, all in the namespace their
+ * manifest names; a hook manifest that does not parse is refused too (where it goes is unknown).
  */
 function protectedObjectRefusals(input: PlanInput, facts: readonly ReleaseFacts[]): string[] {
   const protection = input.scope.protection ?? nameProtectionOnly;
   const out: string[] = [];
+  const check = (f: ReleaseFacts, o: ManifestObject, where: string) => {
+    if (input.namespacedOf?.(groupOf(o.apiVersion), o.kind) === false) return;
+    const ns = o.namespace ?? f.release.namespace;
+    const why = protectionReason(ns, protection);
+    if (why)
+      out.push(
+        `release ${f.key} has ${o.kind} ${ns}/${o.name} in its ${where}, in protected namespace ${ns} (${why}): ` +
+          'removing the release would delete it; kube-sweep never deletes objects there. Remove the release by hand ' +
+          'after moving that object out of its manifest',
+      );
+  };
   for (const f of facts) {
     for (const o of f.objects) {
       if (keptByHelm(o.annotations) || o.kind === 'Namespace') continue;
-      if (input.namespacedOf?.(groupOf(o.apiVersion), o.kind) === false) continue;
-      const ns = o.namespace ?? f.release.namespace;
-      const why = protectionReason(ns, protection);
-      if (why)
+      check(f, o, 'manifest');
+    }
+    for (const hook of f.release.hooks.filter((h) => h.events.some((e) => deleteHookEvents.has(e)))) {
+      let objects: ManifestObject[];
+      try {
+        objects = parseManifest(hook.manifest, `release ${f.key} hook ${hook.path}`);
+      } catch {
         out.push(
-          `release ${f.key} has ${o.kind} ${ns}/${o.name} in its manifest, in protected namespace ${ns} (${why}): ` +
-            'removing the release would delete it; kube-sweep never deletes objects there. Remove the release by hand ' +
-            'after moving that object out of its manifest',
+          `release ${f.key} has a delete hook (${hook.path}) whose manifest does not parse: where helm uninstall ` +
+            'would create and delete its objects is unknown. Remove the release by hand',
         );
+        continue;
+      }
+      for (const o of objects)
+        if (o.kind !== 'Namespace') check(f, o, `${hook.events.join('/')} hook ${hook.path}`);
     }
   }
   return out;
 }
+
+/** Hook events `helm uninstall` runs (Helm docs, "Chart Hooks"). */
+const deleteHookEvents = new Set(['pre-delete', 'post-delete']);
 
 /** Pure: a release's own objects go with it, even in other namespaces: say so before it happens. */
 function outsideObjectWarnings(facts: readonly ReleaseFacts[], scoped: ReadonlySet<string>): string[] {

@@ -7,7 +7,12 @@ import type { HelmPort } from '../helm/helm-cli.js';
 import { keptByHelm, parseManifest } from '../helm/manifest.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
-import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
+import {
+  isProtected,
+  nameProtectionOnly,
+  protectionReason,
+  type NamespaceProtection,
+} from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { inFlight, type InFlight } from '../util/in-flight.js';
 import { systemClock, type Clock } from '../util/wait.js';
@@ -332,14 +337,28 @@ async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) 
  * Deletes the objects of a release that its namespaces' deletion does not reach (cluster-scoped
  * ones, namespaced ones elsewhere), one kind after another in Helm's uninstall order, the
  * objects of a kind at once; propagationPolicy Background, as `helm uninstall` deletes.
- * @returns the first failure other than 404 (a refusal first: `refused`, with the server's
- *   answer), or undefined when every object was deleted.
+ * An object in a protected namespace (`plan.scope.protection`) stops it before any request:
+ * `guarded`, nothing deleted (removalWithNamespaces never passes one; this is the last check).
+ * Exported for its unit test; the teardown calls it through removeWithNamespaces.
+ * @returns the first failure other than 404 (`guarded` first, then a refusal: `refused`, with
+ *   the server's answer), or undefined when every object was deleted.
  */
-async function deleteDirectObjects(
+export async function deleteDirectObjects(
   objects: readonly AwaitedObject[],
   release: ReleaseFacts,
-  c: StageContext,
-): Promise<{ line: string; refused?: RefusedRequest } | undefined> {
+  c: Pick<StageContext, 'plan' | 'ports'>,
+): Promise<{ line: string; refused?: RefusedRequest; guarded?: true } | undefined> {
+  // Defence in depth: removalWithNamespaces already leaves such a release to Helm, and the plan
+  // refuses it; should an object in a protected namespace still get here, nothing is deleted.
+  const protection = c.plan.scope.protection ?? nameProtectionOnly;
+  const guarded = objects.find((o) => o.namespace && isProtected(o.namespace, protection));
+  if (guarded?.namespace) {
+    const why = protectionReason(guarded.namespace, protection);
+    return {
+      line: `not deleting ${guarded.kind} ${guarded.namespace}/${guarded.name}: namespace ${guarded.namespace} is protected (${why})`,
+      guarded: true,
+    };
+  }
   for (const batch of uninstallBatches(objects)) {
     const failures = await Promise.all(
       batch.map(async (o) => {
@@ -381,7 +400,8 @@ async function deleteDirectObjects(
  * fails, `helm uninstall` takes over (it deletes what is left and reports what it cannot);
  * when the API server refuses it (RBAC, admission), the release is `failed` with the server's
  * answer and kept (Helm, with the same identity, would be refused too), and the refusal is
- * recorded.
+ * recorded. An object in a protected namespace (`deleteDirectObjects`: guarded) fails the
+ * release the same way, with an error, and nothing of it is deleted.
  */
 async function removeWithNamespaces(
   facts: ReleaseFacts,
@@ -390,8 +410,9 @@ async function removeWithNamespaces(
 ): Promise<ReleaseOutcome | undefined> {
   const t0 = c.clock.now();
   const failed = await deleteDirectObjects(removal.direct, facts, c);
-  if (failed?.refused) {
-    c.refusals.push(failed.refused);
+  if (failed?.guarded) c.errors.push(`${facts.key}: ${failed.line}`);
+  if (failed?.refused || failed?.guarded) {
+    if (failed.refused) c.refusals.push(failed.refused);
     const message = `not removed: ${failed.line}; its namespace is kept`;
     c.ports.log(`${facts.key}: ${message}`);
     const before = facts.release.status;

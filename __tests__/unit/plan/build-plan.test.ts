@@ -185,6 +185,46 @@ test('a release whose manifest names an object in a protected namespace is refus
   ]);
 });
 
+test('a delete hook whose objects go to a protected namespace is refused; an install hook there is not run by uninstall', () => {
+  const app = recordedRelease('helm4-app.json');
+  const hook = (events: string[], manifest: string) => ({
+    name: 'cleanup',
+    kind: 'Job',
+    path: 'app/templates/cleanup.yaml',
+    manifest,
+    events,
+    deletePolicies: [],
+  });
+  const job = 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: cleanup\n  namespace: kube-system\n';
+  const p = plan({
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      { ...app, hooks: [hook(['pre-install'], job), hook(['pre-delete', 'post-delete'], job)] },
+    ],
+  });
+  expect(p.refusals).toEqual([
+    'release fixture-helm4/app has Job kube-system/cleanup in its pre-delete/post-delete hook app/templates/cleanup.yaml, ' +
+      'in protected namespace kube-system (a control-plane namespace): removing the release would delete it; ' +
+      'kube-sweep never deletes objects there. Remove the release by hand after moving that object out of its manifest',
+  ]);
+  const unreadable = plan({
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      { ...app, hooks: [hook(['post-delete'], 'a: [')] },
+    ],
+  });
+  expect(unreadable.refusals).toEqual([
+    expect.stringMatching(/delete hook \(app\/templates\/cleanup.yaml\) whose manifest does not parse/),
+  ]);
+  // The hook in the release's own namespace: no refusal.
+  const own = job.replace('kube-system', 'fixture-helm4');
+  expect(
+    plan({
+      foundReleases: [recordedRelease('helm4-operator.json'), { ...app, hooks: [hook(['pre-delete'], own)] }],
+    }).refusals,
+  ).toEqual([]);
+});
+
 test('a namespace labelled protected, or matched by protect, counts as protected; kept objects do not count', () => {
   const p = plan({
     scope: {
