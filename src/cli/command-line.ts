@@ -10,6 +10,7 @@ import { closestMatch } from '../util/edit-distance.js';
 export const listInputs: ReadonlySet<InputName> = new Set<InputName>([
   Inputs.namespaces,
   Inputs.releases,
+  Inputs.protect,
   Inputs.order,
   Inputs.failOn,
   Inputs.ignore,
@@ -26,6 +27,7 @@ export const booleanInputs: ReadonlySet<InputName> = new Set<InputName>([
   Inputs.kindKeep,
   Inputs.prComment,
   Inputs.checkRun,
+  Inputs.publishServer,
 ]);
 
 /**

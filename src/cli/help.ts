@@ -71,6 +71,18 @@ function optionRows(command?: ModeName): string[] {
   ]);
 }
 
+/** What bounds the scope: for the commands that read --namespaces (all but inventory). */
+const scopeLines = [
+  'The scope (teardown and plan): --namespaces names or globs, each with a literal character',
+  "(a bare '*' is refused); --selector narrows them (a namespace must match a pattern and the",
+  'selector); a --selector alone must not be only negative or match every namespace; more than',
+  '--max-namespaces namespaces is refused. Nothing is changed when the scope is refused.',
+  'Never touched, in any command: kube-system, kube-public, kube-node-lease, default, every',
+  'kube-* namespace, those --protect matches and those labelled kube-sweep.io/protected=true',
+  '(never deleted or emptied, their releases never uninstalled, their objects never deleted).',
+  '',
+];
+
 const epilogue = [
   'The cluster: --kubeconfig takes a path, the kubeconfig YAML or its base64; without it the',
   'files of $KUBECONFIG are read (merged as kubectl merges them), else ~/.kube/config.',
@@ -93,6 +105,7 @@ export const usage = [
   'Options (kube-sweep help <command> lists only the ones that command reads):',
   ...optionRows(),
   '',
+  ...scopeLines,
   ...epilogue,
 ].join('\n');
 
@@ -112,6 +125,7 @@ export function commandHelp(command: ModeName): string {
       'Options:',
       ...optionRows(command),
       '',
+      ...(InputDocs.namespaces.commands.includes(command) ? scopeLines : []),
       ...epilogue,
     ].join('\n') + '\n'
   );

@@ -5,6 +5,7 @@ import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
+import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
@@ -96,6 +97,7 @@ function textRootCauses(report: Report): string[] {
 export function text(report: Report): string {
   const out = [`verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
+  if (report.plan?.blastRadius && !report.teardown) out.push(...textBlastRadius(report.plan.blastRadius));
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
   for (const k of keptAfterRun(report.teardown))
@@ -121,6 +123,17 @@ export function text(report: Report): string {
   return out.join('\n') + '\n';
 }
 
+/** The blast radius, first in a plan or dry run: every namespace, release and object outside them. */
+function textBlastRadius(b: BlastRadius): string[] {
+  const who = (o: BlastRadiusObject) => `${objectLabel(o)} (release ${o.release}, by ${o.by})`;
+  return [
+    `a teardown deletes: namespaces ${b.namespaces.join(', ') || '(none)'}`,
+    `  releases: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+    ...b.clusterScoped.map((o) => `  cluster-scoped: ${who(o)}`),
+    ...b.otherNamespaces.map((o) => `  outside the scope: ${who(o)}`),
+  ];
+}
+
 /** The teardown's releases, what is still there, and the namespaces. */
 function textTeardown(t: NonNullable<Report['teardown']>): string[] {
   const out: string[] = [];
@@ -140,7 +153,7 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
   for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors])
     out.push(`  could not check: ${inFlagTerms(e)}`);
   for (const n of t.namespaces) {
-    out.push(`  namespace ${n.name}: ${n.status}`);
+    out.push(`  namespace ${n.name}: ${n.status}${n.message ? ` (${n.message})` : ''}`);
     if (n.metadataFinalizers.length)
       out.push(`    held by metadata.finalizers [${n.metadataFinalizers.join(', ')}]`);
     for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);
@@ -200,13 +213,18 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
   if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
   report = inFaceTermsDeep('cli', report);
   if (settings.github.prComment || settings.github.checkRun) {
-    const github = await publishToGitHub(settings.github, report, renderMarkdown(report, 'cli'), {
-      env: process.env,
-      info: progress,
-      notice: progress,
-      warning: (line) => err(`! ${inFlagTerms(line)}\n`),
-      setSecret: () => {},
-    });
+    const github = await publishToGitHub(
+      settings.github,
+      report,
+      renderMarkdown(report, 'cli', { hideServer: !settings.github.publishServer }),
+      {
+        env: process.env,
+        info: progress,
+        notice: progress,
+        warning: (line) => err(`! ${inFlagTerms(line)}\n`),
+        setSecret: () => {},
+      },
+    );
     report = inFaceTermsDeep('cli', { ...report, github });
   }
   return report;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -12,6 +12,7 @@ import {
 } from './credentials.js';
 import { ClusterAccessError } from './errors.js';
 import { inputEmpty, inputRef, Inputs, inputSet, inputWord } from '../config/inputs.js';
+import { makeDirectories } from '../util/make-directories.js';
 
 /** Where a kubeconfig came from, for messages (never the content). */
 export type KubeconfigOrigin =
@@ -318,9 +319,39 @@ function pinnedUserOf(
   );
 }
 
+/** Shortest plugin setting that is masked: a shorter one (`1`, `true`, `eu`) would mask that text all through the log. */
+export const minimumMaskedLength = 8;
+
+/** Pure: each line of `value` (trimmed) of at least `minimumMaskedLength` characters. */
+function maskableLines(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  return value
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length >= minimumMaskedLength);
+}
+
+/**
+ * Pure: the values a credential plugin is given that may be secrets: every `exec.env` value
+ * (AWS keys, a token passed to a helper) and every `auth-provider.config` value (client secret,
+ * id and refresh tokens, certificate data), line by line, each of at least
+ * `minimumMaskedLength` characters.
+ */
+function pluginSecrets(u: KubeconfigUser | undefined): string[] {
+  const exec = u?.exec as { env?: unknown } | undefined;
+  const env = Array.isArray(exec?.env) ? (exec.env as { value?: unknown }[]) : [];
+  const provider = u?.['auth-provider'] as { config?: unknown } | undefined;
+  const config =
+    provider?.config && typeof provider.config === 'object'
+      ? Object.values(provider.config as Record<string, unknown>)
+      : [];
+  return [...env.map((e) => e?.value), ...config].flatMap(maskableLines);
+}
+
 /**
  * The user entry's credential values to mask: token, password, the client key and certificate
- * data (pemLines), and the client key file's content when the file exists (read here).
+ * data (pemLines), the client key file's content when the file exists (read here), and what a
+ * credential plugin is given (`pluginSecrets`: exec env values, auth-provider config values).
  */
 function secretsOfUser(u: KubeconfigUser | undefined): string[] {
   const secrets: string[] = [];
@@ -329,6 +360,7 @@ function secretsOfUser(u: KubeconfigUser | undefined): string[] {
   secrets.push(...pemLines(u?.['client-key-data']), ...pemLines(u?.['client-certificate-data']));
   const keyFile = u?.['client-key'];
   if (keyFile && existsSync(keyFile)) secrets.push(...pemLines(readFileSync(keyFile).toString('base64')));
+  secrets.push(...pluginSecrets(u));
   return secrets;
 }
 
@@ -379,7 +411,7 @@ export function writeKubeconfigFile(loaded: LoadedKubeconfig, dir?: string): str
   const base = dir ?? process.env.RUNNER_TEMP;
   // Outside a runner: a private folder of this run, never a shared one another user may own.
   const folder = base ? join(base, 'kube-sweep') : mkdtempSync(join(tmpdir(), 'kube-sweep-'));
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  makeDirectories(folder, 0o700);
   const path = join(folder, `kubeconfig-${process.pid}-${Date.now()}.yaml`);
   writeFileSync(path, loaded.pinnedYaml, { mode: 0o600 });
   return path;

@@ -32,14 +32,13 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
     commands: [],
   },
   namespaces: {
-    summary: "The environment's namespaces: names or globs (pr-12, pr-*).",
-    details:
-      'One per line or comma-separated. kube-system, kube-public, kube-node-lease and default are never deleted.',
+    summary: "The environment's namespaces: names or globs (pr-12, pr-12-*).",
+    details: `One per line or comma-separated. For \`teardown\` (and \`plan\`, which says what a teardown would do) a pattern with no literal character (\`*\`, \`?*\`, \`[a-z]*\`, \`**\`) is refused before any change. Protected namespaces are never in scope even when a pattern matches them (see ${inputRef('protect')}).`,
     commands: scoped,
   },
   selector: {
     summary: 'A namespace label selector (env=pr-12, team in (a,b)).',
-    details: 'Namespaces whose labels match are in scope too.',
+    details: `With ${inputRef('namespaces')} it narrows them: a namespace is in scope when its name matches a pattern AND its labels match the selector. Alone it selects the namespaces whose labels match; for \`teardown\` and \`plan\` a selector alone that is only negative (\`!key\`, \`key!=value\`, \`notin\`) or that matches every namespace of the cluster (\`kubernetes.io/metadata.name\`) is refused before any change.`,
     commands: scoped,
   },
   releases: {
@@ -47,6 +46,17 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
     details:
       'One `namespace/name` per line or comma-separated. Empty: every release in the scoped namespaces.',
     commands: scoped,
+  },
+  protect: {
+    summary: 'More namespaces kube-sweep must never touch: names or globs.',
+    details: `One per line or comma-separated. Always protected besides: kube-system, kube-public, kube-node-lease, default, every kube-* namespace, and namespaces labelled kube-sweep.io/protected=true. A protected namespace is never deleted or emptied, its releases are never uninstalled, its objects are never deleted or changed by kube-sweep (teardown, ${inputSet('uninstall-mode', 'auto')}, remediate); a teardown whose releases would delete an object there is refused before any change.`,
+    commands: scoped,
+  },
+  'max-namespaces': {
+    summary: 'The most namespaces a teardown (or plan) may have in scope (1-100000).',
+    details:
+      'More is refused before any change, naming the count and the first names. Raise it when a scope that large is meant.',
+    commands: planned,
   },
   'delete-namespaces': {
     summary: 'Delete the scoped namespaces and wait until they are gone.',
@@ -146,7 +156,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   kubeconfig: {
     summary: 'A kubeconfig: a file path, the YAML itself, or base64 of either.',
     details:
-      'Empty: $KUBECONFIG, then ~/.kube/config. Its credentials are masked; exec-plugin and tokenFile tokens are obtained again when they expire or get a 401, and masked too.',
+      'Empty: $KUBECONFIG, then ~/.kube/config. Its credentials are masked, and so are exec-plugin env values and auth-provider config values of 8 or more characters; exec-plugin and tokenFile tokens are obtained again when they expire or get a 401, and masked too.',
     commands: all,
   },
   context: {
@@ -181,8 +191,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   'request-timeout': {
     summary: 'Timeout of one API request (a duration).',
-    details:
-      'For example 30s; at most 24d20h31m23s. Requests are retried on HTTP 429, 500, 502, 503 and 504, and when no answer came.',
+    details: `For example 30s; at most 24d20h31m23s. Requests are retried on HTTP 429, 500, 502, 503 and 504, and when no answer came. Each GitHub request (${inputRef('pr-comment')}, ${inputRef('check-run')}) gets this timeout too, and publishing as a whole four times it.`,
     commands: all,
   },
   'list-concurrency': {
@@ -197,7 +206,8 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   'report-path': {
     summary: 'Where the JSON report is written.',
-    details: 'Empty: $RUNNER_TEMP/kube-sweep-report.json (the CLI: no file).',
+    details:
+      "Empty: a file of this step's own in $RUNNER_TEMP, $RUNNER_TEMP/kube-sweep-report-<step>.json (<step> from GITHUB_ACTION: the step's id; -2, -3, ... added when that file is already there), so two kube-sweep steps in one job keep their reports apart. The `report-path` output names it. The CLI writes no file unless given one.",
     commands: all,
   },
   'pr-comment': {
@@ -215,7 +225,13 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'github-token': {
     summary: `Token for ${inputRef('pr-comment')} and ${inputRef('check-run')}.`,
     details:
-      'A 403 (missing permission, pull request from a fork) is a warning, never a failed step. The CLI reads GITHUB_TOKEN when it is not given.',
+      'Empty, or a 403 (missing permission, pull request from a fork): a warning, never a failed step; the sweep runs. The CLI reads GITHUB_TOKEN when it is not given.',
+    commands: all,
+  },
+  'publish-server': {
+    summary: 'Name the API server URL and the context in the PR comment and check run.',
+    details:
+      'Default false: they are left out there (text posted through the API is not masked, and on a public repository the comment is public; the URL is also replaced where an error quotes it). The job summary and the JSON report always name them.',
     commands: all,
   },
 };

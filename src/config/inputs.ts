@@ -7,6 +7,8 @@ export const Inputs = {
   namespaces: 'namespaces',
   selector: 'selector',
   releases: 'releases',
+  protect: 'protect',
+  maxNamespaces: 'max-namespaces',
   deleteNamespaces: 'delete-namespaces',
   dryRun: 'dry-run',
   order: 'order',
@@ -38,6 +40,7 @@ export const Inputs = {
   prComment: 'pr-comment',
   checkRun: 'check-run',
   githubToken: 'github-token',
+  publishServer: 'publish-server',
 } as const;
 
 export type InputName = (typeof Inputs)[keyof typeof Inputs];
@@ -48,6 +51,8 @@ export const InputDefaults: Record<InputName, string> = {
   namespaces: '',
   selector: '',
   releases: '',
+  protect: '',
+  'max-namespaces': '25',
   'delete-namespaces': 'true',
   'dry-run': 'false',
   order: '',
@@ -79,6 +84,7 @@ export const InputDefaults: Record<InputName, string> = {
   'pr-comment': 'false',
   'check-run': 'false',
   'github-token': '',
+  'publish-server': 'false',
 };
 
 /**

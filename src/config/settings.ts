@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   byFace,
   InputDefaults,
-  inputEmpty,
   inputRef,
   Inputs,
   inputSet,
@@ -59,8 +58,13 @@ export interface Settings {
    * client TLS files. Absent: etcd is not read.
    */
   readonly etcd?: EtcdAccess;
-  /** The environment: namespace names/globs, namespace label selector, releases. */
+  /** The environment: namespace names/globs, namespace label selector, releases, `protect` globs. */
   readonly scope: ScopeSpec;
+  /**
+   * `max-namespaces`: a teardown (and a plan) of more namespaces than this is refused before any
+   * change (plan/scope.ts `scopeRefusals`). Scan never asks.
+   */
+  readonly maxNamespaces: number;
   /** Delete each scoped namespace as soon as the last stage touching it is done (untouched ones after the last stage). */
   readonly deleteNamespaces: boolean;
   /**
@@ -108,9 +112,15 @@ export interface Settings {
   readonly listConcurrency: number;
   /** `limit` of one list page. */
   readonly pageSize: number;
-  /** Where the JSON report is written; '' means `$RUNNER_TEMP/kube-sweep-report.json`. */
+  /**
+   * Where the JSON report is written; '' means `$RUNNER_TEMP/kube-sweep-report-<step>.json`, one
+   * file per step (main.ts `defaultReportName`; the CLI writes no file then).
+   */
   readonly reportPath: string;
-  /** pr-comment, check-run and github-token: what to publish to GitHub, and the token for it. */
+  /**
+   * pr-comment, check-run and github-token: what to publish to GitHub, and the token for it;
+   * request-timeout bounds each GitHub request too.
+   */
   readonly github: PublishSettings;
 }
 
@@ -233,14 +243,15 @@ const namespaceGlob = /^[-a-z0-9*?[\]]+$/;
 const balancedClasses = (p: string) => /^([^[\]]|\[[^[\]]+\])*$/.test(p);
 const releaseName = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
-function namespacePatterns() {
+/** `namespaces` and `protect`: namespace names and globs (minimatch), one per line or comma-separated. */
+function namespacePatterns(input: typeof Inputs.namespaces | typeof Inputs.protect) {
   return z.string().transform((raw, ctx) => {
     const out = items(raw);
     const bad = out.find((p) => !namespaceGlob.test(p) || !balancedClasses(p));
     if (bad !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `${inputWord('namespaces')} has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
+        message: `${inputWord(input)} has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
       });
       return z.NEVER;
     }
@@ -473,7 +484,9 @@ const schema = z
       return { ca: parts[0]!, cert: parts[1]!, key: parts[2]! };
     }),
     [Inputs.forceRemoveFinalizers]: finalizerNames(),
-    [Inputs.namespaces]: namespacePatterns(),
+    [Inputs.namespaces]: namespacePatterns(Inputs.namespaces),
+    [Inputs.protect]: namespacePatterns(Inputs.protect),
+    [Inputs.maxNamespaces]: integer(Inputs.maxNamespaces, 1, 100000),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
     [Inputs.deleteNamespaces]: boolean(Inputs.deleteNamespaces),
@@ -508,16 +521,12 @@ const schema = z
     [Inputs.reportPath]: z.string().transform((s) => s.trim()),
     [Inputs.prComment]: boolean(Inputs.prComment),
     [Inputs.checkRun]: boolean(Inputs.checkRun),
+    [Inputs.publishServer]: boolean(Inputs.publishServer),
     [Inputs.githubToken]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
-    if ((v['pr-comment'] || v['check-run']) && v['github-token'] === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: [Inputs.githubToken],
-        message: `${inputWord(v['pr-comment'] ? Inputs.prComment : Inputs.checkRun)} is true but ${inputEmpty(Inputs.githubToken)}; give a token (${byFace('in a workflow its default is ${{ github.token }}', 'or set GITHUB_TOKEN')})`,
-      });
-    }
+    // An empty github-token with pr-comment/check-run is not refused here: publishing is a side
+    // channel (report/github/publish.ts warns and records it), and the sweep runs.
     if (v['etcd-tls'] && !v['etcd-endpoint'].startsWith('https://')) {
       ctx.addIssue({
         code: 'custom',
@@ -603,7 +612,9 @@ export function parseSettings(read: InputReader): Settings {
       selector: v.selector.requirements,
       selectorText: v.selector.text,
       releases: v.releases,
+      protect: v.protect,
     }),
+    maxNamespaces: v['max-namespaces'],
     deleteNamespaces: v['delete-namespaces'],
     dryRun: v['dry-run'],
     order: v.order,
@@ -631,6 +642,8 @@ export function parseSettings(read: InputReader): Settings {
       prComment: v['pr-comment'],
       checkRun: v['check-run'],
       token: v['github-token'],
+      publishServer: v['publish-server'],
+      requestTimeoutMs: v['request-timeout'],
     }),
   });
 }

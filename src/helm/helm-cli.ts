@@ -4,7 +4,8 @@ import { byFace, inputRef, Inputs, inputWord } from '../config/inputs.js';
 /** The Helm operations teardown needs. */
 export interface HelmPort {
   /**
-   * `helm uninstall <name> -n <namespace> --timeout <s>` (no --wait: kube-sweep waits itself,
+   * `helm uninstall --namespace <namespace> --timeout <s> --kubeconfig <file> -- <name>` (the
+   * name after `--`, so a name that starts with `-` is not read as a flag; no --wait: kube-sweep waits itself,
    * the same way for Helm 3 and Helm 4). `timeoutMs` bounds hooks and the command.
    */
   uninstall(
@@ -39,13 +40,15 @@ export function helmCli(binary: string, kubeconfigPath: string, runner: CommandR
         binary,
         [
           'uninstall',
-          release.name,
           '--namespace',
           release.namespace,
           '--timeout',
           `${Math.max(1, Math.round(timeoutMs / 1000))}s`,
           '--kubeconfig',
           kubeconfigPath,
+          // The name comes from a release Secret: after `--` a name such as `--dry-run` is a name.
+          '--',
+          release.name,
         ],
         { timeoutMs: timeoutMs + 30_000 },
       ),

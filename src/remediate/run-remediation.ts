@@ -39,15 +39,19 @@ export async function remediate(
     },
   );
   const failed = results.filter((r) => r.status === 'failed').length;
+  const refused = results.filter((r) => r.status === 'refused').length;
   return {
     mode: 'safe',
     results,
     skipped: plan.skipped,
-    counts: { done: results.length - failed, failed, skipped: plan.skipped.length },
+    counts: { done: results.length - failed - refused, failed, skipped: plan.skipped.length, refused },
   };
 }
 
-/** The `error` message of a run whose remediation had failed actions; undefined when none failed. */
+/**
+ * The `error` message of a run whose remediation had failed actions; undefined when none failed.
+ * A refused action is not an error: the scan after it reports it (DeletionRefused).
+ */
 export function remediationError(
   report: Omit<RemediationReport, 'findingsBefore'> | undefined,
 ): string | undefined {

@@ -62,3 +62,30 @@ test('each example does what its name says', () => {
   expect(sweepSteps(pr)[0]!.with).toMatchObject({ 'pr-comment': true, 'check-run': true });
   expect(pr.permissions).toMatchObject({ 'pull-requests': 'write', checks: 'write' });
 });
+
+/** Whether `block` occurs in `lines` as consecutive lines, all indented by the same whitespace. */
+function containsExcerpt(lines: readonly string[], block: readonly string[]): boolean {
+  for (let i = 0; i + block.length <= lines.length; i++) {
+    const first = lines[i]!;
+    if (!first.endsWith(block[0]!) || first.slice(0, first.length - block[0]!.length).trim() !== '') continue;
+    const indent = first.slice(0, first.length - block[0]!.length);
+    if (block.every((l, j) => (l === '' ? lines[i + j]!.trim() === '' : lines[i + j] === indent + l)))
+      return true;
+  }
+  return false;
+}
+
+test('every workflow snippet of the README is an excerpt of a workflow that runs (the act tests run them)', () => {
+  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!.replace(/\n$/, '').split('\n'),
+  );
+  expect(blocks.length).toBeGreaterThanOrEqual(4);
+  const workflows = join(process.cwd(), '.github/workflows');
+  const sources = [
+    ...Object.keys(examples).map((f) => join(dir, f)),
+    ...readdirSync(workflows).map((f) => join(workflows, f)),
+  ].map((path) => readFileSync(path, 'utf8').split('\n'));
+  const found = blocks.map((block) => [block[0], sources.some((lines) => containsExcerpt(lines, block))]);
+  expect(found).toEqual(blocks.map((block) => [block[0], true]));
+});

@@ -34,7 +34,8 @@ test('unset inputs take their defaults', () => {
     ignore: [],
     remediate: 'none',
     forceRemoveFinalizers: [],
-    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [] },
+    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [], protect: [] },
+    maxNamespaces: 25,
     deleteNamespaces: true,
     dryRun: false,
     order: [],
@@ -52,7 +53,7 @@ test('unset inputs take their defaults', () => {
     listConcurrency: 8,
     pageSize: 500,
     reportPath: '',
-    github: { prComment: false, checkRun: false, token: '' },
+    github: { prComment: false, checkRun: false, token: '', publishServer: false, requestTimeoutMs: 30_000 },
   });
   expect(Object.isFrozen(s)).toBe(true);
 });
@@ -130,6 +131,17 @@ const badInputs: [Partial<Record<InputName, string>>, InputName, RegExp][] = [
   [{ mode: 'teardown' }, 'namespaces', /mode 'teardown' needs a scope.*'namespaces'.*'selector'.*'releases'/],
   [{ mode: 'plan' }, 'namespaces', /mode 'plan' needs a scope/],
   [{ namespaces: 'Bad_NS' }, 'namespaces', /'Bad_NS', which is neither a namespace name nor a glob/],
+  [
+    { namespaces: 'x', protect: 'infra,!x' },
+    'protect',
+    /input 'protect' has '!x', which is neither a namespace name/,
+  ],
+  [
+    { namespaces: 'x', 'max-namespaces': '0' },
+    'max-namespaces',
+    /'max-namespaces' is '0'; it takes a whole number from 1/,
+  ],
+  [{ namespaces: 'x', 'max-namespaces': 'many' }, 'max-namespaces', /whole number/],
   [{ selector: 'env in (a' }, 'selector', /input 'selector' is 'env in \(a'.*label selector like/],
   [{ selector: 'a=b=c' }, 'selector', /input 'selector'/],
   [{ releases: 'just-a-name' }, 'releases', /'just-a-name'; write each release as namespace\/name/],
@@ -162,11 +174,6 @@ const badInputs: [Partial<Record<InputName, string>>, InputName, RegExp][] = [
   [{ mode: 'inventory', 'kind-config': 'kind.yaml' }, 'kind-config', /only apply with 'cluster: kind'/],
   [{ mode: 'inventory', 'pr-comment': 'yes' }, 'pr-comment', /takes true or false/],
   [{ mode: 'inventory', 'check-run': '1' }, 'check-run', /takes true or false/],
-  [
-    { mode: 'inventory', 'check-run': 'true' },
-    'github-token',
-    /input 'check-run' is true but input 'github-token' is empty; give a token \(in a workflow its default is \$\{\{ github.token \}\}\)$/,
-  ],
 ];
 
 test.each(badInputs)('bad input %j is rejected naming %s', (values, input, message) => {
@@ -181,11 +188,40 @@ test.each(badInputs)('bad input %j is rejected naming %s', (values, input, messa
   expect((caught as InputError).message).toMatch(message);
 });
 
+test('protect and max-namespaces are parsed', () => {
+  const s = parseSettings(
+    reader({ namespaces: 'pr-1', protect: 'infra-*\nshared, team-[ab]', 'max-namespaces': '40' }),
+  );
+  expect(s.scope.protect).toEqual(['infra-*', 'shared', 'team-[ab]']);
+  expect(s.maxNamespaces).toBe(40);
+});
+
 test('pr-comment, check-run and github-token are parsed', () => {
   const s = parseSettingsAsAction(
     reader({ mode: 'inventory', 'pr-comment': 'true', 'check-run': 'false', 'github-token': ' ghs_x ' }),
   );
-  expect(s.github).toEqual({ prComment: true, checkRun: false, token: 'ghs_x' });
+  expect(s.github).toEqual({
+    prComment: true,
+    checkRun: false,
+    token: 'ghs_x',
+    publishServer: false,
+    requestTimeoutMs: 30_000,
+  });
+  expect(parseSettings(reader({ mode: 'inventory', 'publish-server': 'true' })).github.publishServer).toBe(
+    true,
+  );
+});
+
+test('an empty github-token with pr-comment or check-run on is accepted: publishing warns, the sweep runs', () => {
+  // A fork's pull request has no secret-based token; the README says GitHub problems never stop the sweep.
+  const s = parseSettings(reader({ mode: 'inventory', 'pr-comment': 'true', 'check-run': 'true' }));
+  expect(s.github).toEqual({
+    prComment: true,
+    checkRun: true,
+    token: '',
+    publishServer: false,
+    requestTimeoutMs: 30_000,
+  });
 });
 
 test('scope inputs are parsed: globs, selector, releases, order', () => {

@@ -1,6 +1,7 @@
 /**
  * Each workflow sets up what its tests need (issue 25): ci.yml has no Docker engine, kind or
- * node image, so it runs the unit and integration projects only; the `kind` project runs in
+ * node image, so it runs the unit, integration and act projects (the act examples need act and
+ * the control plane only; e2e.yml under act skips without kind); the `kind` project runs in
  * e2e.yml, after the steps that set those up.
  */
 import { readFileSync } from 'node:fs';
@@ -19,7 +20,12 @@ test('ci.yml runs no test project it does not set up: not `npm test` (which incl
   const ci = runs(workflow('ci.yml'));
   expect(ci.filter((r) => /\bnpm (test|run test:kind)\b/.test(r))).toEqual([]);
   expect(ci).toContain('npm run test:cluster');
-  expect(scripts['test:cluster']).toMatch(/--selectProjects unit integration$/);
+  expect(scripts['test:cluster']).toMatch(/--selectProjects unit integration act$/);
+  // The act project runs only with KUBE_SWEEP_ACT_TESTS=1, after act is built.
+  const steps = workflow('ci.yml').jobs['test']!.steps as { run?: string; env?: Record<string, string> }[];
+  const tests = steps.findIndex((s) => s.run === 'npm run test:cluster');
+  expect(steps[tests]!.env).toEqual({ KUBE_SWEEP_ACT_TESTS: '1' });
+  expect(steps.slice(0, tests).some((s) => s.run?.includes('test/act/build.sh'))).toBe(true);
 });
 
 test('e2e.yml runs the kind project after the Docker engine and the node image are set up', () => {

@@ -97,3 +97,25 @@ test("the CLI's markdown names flags and the command, where the action's names i
     expect(action).toContain(words);
   expect(action).not.toMatch(/--[a-z]/);
 });
+
+test('for the PR comment and check run (hideServer), the API server and context are left out, also from an error', () => {
+  const failed: Report = {
+    ...teardown,
+    cluster: { server: 'https://10.0.0.7:6443', version: 'v1.37.2', context: 'prod-admin' },
+    error: 'could not reach https://10.0.0.7:6443: connect ECONNREFUSED',
+  };
+  const summary = renderMarkdown(failed);
+  expect(summary).toContain('Cluster `https://10.0.0.7:6443` (Kubernetes v1.37.2, context `prod-admin`)');
+  for (const face of ['action', 'cli'] as const) {
+    const published = renderMarkdown(failed, face, { hideServer: true });
+    expect(published).not.toContain('10.0.0.7');
+    expect(published).not.toContain('prod-admin');
+    expect(published).toContain('(the API server and context are not published here: ');
+  }
+  expect(renderMarkdown(failed, 'action', { hideServer: true })).toContain(
+    'not published here: publish-server)',
+  );
+  expect(renderMarkdown(failed, 'cli', { hideServer: true })).toContain(
+    'not published here: --publish-server)',
+  );
+});

@@ -61,7 +61,7 @@ test('S17: a kept ConfigMap of a gone release is HelmLeftover (kept), informatio
   expect(f!.remediation.commands).toEqual([
     `kubectl get configmaps state -n ${ns} -o yaml`,
     expect.stringMatching(/^# or, to let another release adopt it: .*--take-ownership/),
-    `kubectl annotate configmaps state -n ${ns} --overwrite meta.helm.sh/release-name=<release> meta.helm.sh/release-namespace=<release-namespace>`,
+    `kubectl annotate configmaps state -n ${ns} --overwrite 'meta.helm.sh/release-name=<release>' 'meta.helm.sh/release-namespace=<release-namespace>'`,
     expect.stringMatching(/^# WARNING: it was kept on purpose/),
     `kubectl delete configmaps state -n ${ns}`,
   ]);
