@@ -1,14 +1,6 @@
 import parseDuration from 'parse-duration';
 import { z } from 'zod';
-import {
-  byFace,
-  InputDefaults,
-  inputRef,
-  Inputs,
-  inputSet,
-  inputWord,
-  type InputName,
-} from './inputs.js';
+import { byFace, InputDefaults, inputRef, Inputs, inputSet, inputWord, type InputName } from './inputs.js';
 import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
 import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
