@@ -1,5 +1,5 @@
 // Bundles the three entry points with @vercel/ncc into dist/ (committed: GitHub runs dist/):
-//   src/index.ts -> dist/index.js, src/post-entry.ts -> dist/post/index.js, src/cli/bin.ts -> dist/cli/index.js
+//   src/action/index.ts -> dist/index.js, src/action/post-entry.ts -> dist/post/index.js, src/cli/bin.ts -> dist/cli/index.js
 // (plus the chunks of their dynamic imports, <id>.index.js, minified with terser).
 // The CLI bundle is stamped with the version and commit (scripts/build-info.mjs; `kube-sweep --version`).
 // With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle); the
@@ -23,8 +23,8 @@ import { buildInfo, hasPlaceholders, maskCommit, stamp } from './build-info.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entries = [
-  ['src/index.ts', ''],
-  ['src/post-entry.ts', 'post'],
+  ['src/action/index.ts', ''],
+  ['src/action/post-entry.ts', 'post'],
   ['src/cli/bin.ts', 'cli'],
 ];
 const check = process.argv.includes('--check');

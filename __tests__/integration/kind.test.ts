@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { State } from '../../src/config/inputs.js';
-import { run, type ActionPorts } from '../../src/main.js';
-import { runPost } from '../../src/post.js';
+import { run, type ActionPorts } from '../../src/action/main.js';
+import { runPost } from '../../src/action/post.js';
 import { execaRunner } from '../../src/util/command.js';
 import { clusterEnv, repoRoot } from './support/cluster.js';
 

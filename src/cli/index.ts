@@ -26,7 +26,7 @@ export { inFlagTerms };
  * `--cluster kind` in the CLI: the cluster the run created is deleted when the run ends, and on
  * SIGINT/SIGTERM before the process exits (util/signal-cleanup.ts), unless `--kind-keep true`;
  * a cluster that existed before (reused) is never deleted. This is what the action's post step
- * does (src/post.ts); a signal that arrives while `kind create cluster` itself runs is left to kind.
+ * does (src/action/post.ts); a signal that arrives while `kind create cluster` itself runs is left to kind.
  * @returns `created`, the hook for execute's onKindCluster, and `done`, which deletes the cluster
  *   (if due) and resolves to a warning when the delete failed (the verdict stays the run's).
  */

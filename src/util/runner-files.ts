@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 
 /*
  * The runner's file commands written without @actions/core, for the entry points before the
- * Node version is known to be right (src/index.ts, src/post-entry.ts): this module may use
+ * Node version is known to be right (src/action/index.ts, src/action/post-entry.ts): this module may use
  * nothing newer than Node 18, since it runs on whatever `node` the runner has.
  */
 

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, type ActionPorts } from '../../../src/main.js';
+import { run, type ActionPorts } from '../../../src/action/main.js';
 import type { Report } from '../../../src/report/report.js';
 import { execaRunner } from '../../../src/util/command.js';
 import { clusterEnv } from './cluster.js';

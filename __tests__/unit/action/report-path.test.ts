@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimDefaultReportPath, defaultReportName } from '../../../src/main.js';
+import { claimDefaultReportPath, defaultReportName } from '../../../src/action/main.js';
 
 test('defaultReportName: the step from GITHUB_ACTION, sanitised and cut; a counter after the first', () => {
   expect(defaultReportName('sweep')).toBe('kube-sweep-report-sweep.json');

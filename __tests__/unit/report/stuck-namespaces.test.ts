@@ -3,7 +3,7 @@
  * when the wait ended: `stuck` ones and `not-waited` ones (the overall timeout cut the wait
  * short), as action.yml and the README say (issue 25).
  */
-import { leftoversMessage } from '../../../src/main.js';
+import { leftoversMessage } from '../../../src/action/main.js';
 import { teardownCounts, type Report } from '../../../src/report/report.js';
 import type { NamespaceOutcome } from '../../../src/teardown/namespaces.js';
 

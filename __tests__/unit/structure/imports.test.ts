@@ -37,8 +37,17 @@ test('util/ is generic: it imports nothing of the project outside util/', () => 
   expect(importsOf('util/').filter(([, t]) => !t.startsWith('util/'))).toEqual([]);
 });
 
-test("the CLI does not import the action's main.ts", () => {
-  expect(importsOf('cli/').filter(([, t]) => t === 'main.ts')).toEqual([]);
+test('two doors into one engine: cli/ and action/ import nothing of each other; only they import execute.ts', () => {
+  expect(importsOf('cli/').filter(([, t]) => t.startsWith('action/'))).toEqual([]);
+  expect(importsOf('action/').filter(([, t]) => t.startsWith('cli/'))).toEqual([]);
+  const importers = [...graph].filter(([, targets]) => targets.includes('execute.ts')).map(([file]) => file);
+  expect(importers.filter((f) => !f.startsWith('cli/') && !f.startsWith('action/'))).toEqual([]);
+  // The root of src/ holds the shared run only; each entry point lives in its door's folder.
+  expect(
+    readdirSync(src)
+      .filter((name) => name.endsWith('.ts'))
+      .sort(),
+  ).toEqual(['engine.ts', 'execute.ts']);
 });
 
 test('the finding model is the rules’: rules/ imports nothing from report/', () => {

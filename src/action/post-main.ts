@@ -1,8 +1,8 @@
 import * as core from '@actions/core';
 import { runPost } from './post.js';
-import { execaRunner } from './util/command.js';
+import { execaRunner } from '../util/command.js';
 
-/** The action's post step, loaded by src/post-entry.ts once the Node version is known to be right. */
+/** The action's post step, loaded by src/action/post-entry.ts once the Node version is known to be right. */
 await runPost({
   getState: (name) => core.getState(name),
   info: (line) => core.info(line),

@@ -1,5 +1,5 @@
-import { State } from './config/inputs.js';
-import { unsupportedNode } from './util/relaunch.js';
+import { State } from '../config/inputs.js';
+import { unsupportedNode } from '../util/relaunch.js';
 
 /**
  * Entry of the action's post step (action.yml `runs.post`): checks the Node version first (the

@@ -1,6 +1,6 @@
-import { State } from './config/inputs.js';
-import { deleteKindCluster } from './cluster/kind.js';
-import type { CommandRunner } from './util/command.js';
+import { State } from '../config/inputs.js';
+import { deleteKindCluster } from '../cluster/kind.js';
+import type { CommandRunner } from '../util/command.js';
 
 /** What the post step needs: the state the main step saved, a logger and a command runner. */
 export interface PostPorts {

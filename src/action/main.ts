@@ -1,18 +1,18 @@
 import { closeSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Outputs, State } from './config/inputs.js';
-import { parseSettings, type InputReader, type Settings } from './config/settings.js';
-import type { EnginePorts } from './engine.js';
-import { checkReportPath, errorMessage, execute, writeReport } from './execute.js';
-import { cancelledMessage, progressRecorder } from './report/cancelled.js';
-import { publishToGitHub } from './report/github/publish.js';
-import { inFaceTerms, inFaceTermsDeep } from './report/face.js';
-import { fitSummary, renderMarkdown } from './report/markdown.js';
-import { teardownCounts, type Report } from './report/report.js';
-import { rootCauseLabel, rootCausesOf } from './report/root-causes.js';
-import type { CommandRunner } from './util/command.js';
-import { makeDirectories } from './util/make-directories.js';
+import { Outputs, State } from '../config/inputs.js';
+import { parseSettings, type InputReader, type Settings } from '../config/settings.js';
+import type { EnginePorts } from '../engine.js';
+import { checkReportPath, errorMessage, execute, writeReport } from '../execute.js';
+import { cancelledMessage, progressRecorder } from '../report/cancelled.js';
+import { publishToGitHub } from '../report/github/publish.js';
+import { inFaceTerms, inFaceTermsDeep } from '../report/face.js';
+import { fitSummary, renderMarkdown } from '../report/markdown.js';
+import { teardownCounts, type Report } from '../report/report.js';
+import { rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
+import type { CommandRunner } from '../util/command.js';
+import { makeDirectories } from '../util/make-directories.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
 export interface ActionPorts extends EnginePorts {

@@ -1,11 +1,11 @@
 import * as core from '@actions/core';
 import { run } from './main.js';
-import { execaRunner } from './util/command.js';
-import { escapeLogLine } from './util/log-escape.js';
-import type { Cancellation } from './util/cancellation.js';
+import { execaRunner } from '../util/command.js';
+import { escapeLogLine } from '../util/log-escape.js';
+import type { Cancellation } from '../util/cancellation.js';
 
 /**
- * The action's main step, run by src/index.ts in the relaunched process with the SIGINT/SIGTERM
+ * The action's main step, run by src/action/index.ts in the relaunched process with the SIGINT/SIGTERM
  * state it installed first. A cancelled run ends the process once its report, outputs and
  * summary are written: what it left running (a wait, a request) is not waited for.
  */
