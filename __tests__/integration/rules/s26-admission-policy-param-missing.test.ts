@@ -37,15 +37,42 @@ import {
 const suiteApi = adminApiForSuite();
 
 const admission = '/apis/admissionregistration.k8s.io/v1';
-const policyPath = (name: string) => `${admission}/validatingadmissionpolicies/${name}`;
-const bindingPath = (name: string) => `${admission}/validatingadmissionpolicybindings/${name}`;
+/** Validating or mutating admission policies: both take params through their bindings. */
+type Flavour = 'Validating' | 'Mutating';
+const plural = (flavour: Flavour) => flavour.toLowerCase() + 'admissionpolicies';
+const policyPath = (name: string, flavour: Flavour = 'Validating') =>
+  `${admission}/${plural(flavour)}/${name}`;
+const bindingPath = (name: string, flavour: Flavour = 'Validating') =>
+  `${admission}/${plural(flavour).replace(/ies$/, 'y')}bindings/${name}`;
 const volumeCleanup = 'example.com/volume-cleanup';
 
+/** What the policy does: validate that the param has a value, or label the claim with it. */
+const policyBody = (flavour: Flavour) =>
+  flavour === 'Validating'
+    ? { validations: [{ expression: "params.data.maxStorage != ''" }] }
+    : {
+        reinvocationPolicy: 'Never',
+        mutations: [
+          {
+            patchType: 'ApplyConfiguration',
+            applyConfiguration: {
+              expression:
+                "Object{metadata: Object.metadata{labels: {'max-storage': params.data.maxStorage}}}",
+            },
+          },
+        ],
+      };
+
 /** The policy and its binding, limited to namespaces labelled `kube-sweep.test/s26=<id>`. */
-async function createGuard(api: ApiClient, id: string, notFound: 'Deny' | 'Allow'): Promise<void> {
-  await createObject(api, `${admission}/validatingadmissionpolicies`, {
+async function createGuard(
+  api: ApiClient,
+  id: string,
+  notFound: 'Deny' | 'Allow',
+  flavour: Flavour = 'Validating',
+): Promise<void> {
+  await createObject(api, `${admission}/${plural(flavour)}`, {
     apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
+    kind: `${flavour}AdmissionPolicy`,
     metadata: { name: `${id}-pvc-guard` },
     spec: {
       failurePolicy: 'Fail',
@@ -60,16 +87,16 @@ async function createGuard(api: ApiClient, id: string, notFound: 'Deny' | 'Allow
           },
         ],
       },
-      validations: [{ expression: "params.data.maxStorage != ''" }],
+      ...policyBody(flavour),
     },
   });
-  await createObject(api, `${admission}/validatingadmissionpolicybindings`, {
+  await createObject(api, bindingPath('', flavour).slice(0, -1), {
     apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
+    kind: `${flavour}AdmissionPolicyBinding`,
     metadata: { name: `${id}-pvc-guard-binding` },
     spec: {
       policyName: `${id}-pvc-guard`,
-      validationActions: ['Deny'],
+      ...(flavour === 'Validating' ? { validationActions: ['Deny'] } : {}),
       paramRef: { name: 'storage-limits', parameterNotFoundAction: notFound },
       matchResources: { namespaceSelector: { matchLabels: { 'kube-sweep.test/s26': id } } },
     },
@@ -130,162 +157,178 @@ async function waitPolicyActive(api: ApiClient, id: string): Promise<void> {
 }
 
 /** Removes the guard: the binding first, then the policy (hypershift PR #6616's order). */
-async function removeGuard(api: ApiClient, id: string): Promise<void> {
-  await deleteIfPresent(api, bindingPath(`${id}-pvc-guard-binding`));
-  await deleteIfPresent(api, policyPath(`${id}-pvc-guard`));
+async function removeGuard(api: ApiClient, id: string, flavour: Flavour = 'Validating'): Promise<void> {
+  await deleteIfPresent(api, bindingPath(`${id}-pvc-guard-binding`, flavour));
+  await deleteIfPresent(api, policyPath(`${id}-pvc-guard`, flavour));
 }
 
-test('S26: the binding whose param went with the namespace denies the finalizer removal: AdmissionPolicyParamMissing is the root cause', async () => {
-  const api = suiteApi();
-  const id = uniqueName('rules-s26');
-  const ns = `${id}-team-a`;
-  const binding = `${id}-pvc-guard-binding`;
-  const pvc = claimPath(ns, 'data');
-  try {
-    await createGuard(api, id, 'Deny');
-    await waitPolicyActive(api, id);
-    await createNamespace(api, ns, { 'kube-sweep.test/s26': id });
-    await createObject(api, `/api/v1/namespaces/${ns}/configmaps`, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'storage-limits' },
-      data: { maxStorage: '5Gi' },
-    });
-    await createObject(
-      api,
-      `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
-      claim('data', [volumeCleanup]),
-    );
-    // Control: with the param present, updates of the claim pass the policy.
-    await api.request({
-      method: 'PATCH',
-      path: pvc,
-      contentType: 'application/merge-patch+json',
-      body: { metadata: { labels: { x: 'y' } } },
-    });
-    await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}` });
-    await waitGone(api, `/api/v1/namespaces/${ns}/configmaps/storage-limits`);
-    // The external controller's finalizer removal is refused with the API server's message.
-    const denied = await refusal(
-      api.request({
+/** How the API server words the denial of each flavour (seen on v1.37.2). */
+const denialOf = (flavour: Flavour, id: string, binding: string) =>
+  `${flavour === 'Validating' ? 'ValidatingAdmissionPolicy' : 'policy'} '${id}-pvc-guard' with binding '${binding}' ` +
+  `denied request: ${paramNotFoundDenial}`;
+
+test.each<Flavour>(['Validating', 'Mutating'])(
+  'S26 (%sAdmissionPolicy): the binding whose param went with the namespace denies the finalizer removal: AdmissionPolicyParamMissing is the root cause',
+  async (flavour) => {
+    const api = suiteApi();
+    const id = uniqueName(`rules-s26-${flavour.slice(0, 3).toLowerCase()}`);
+    const ns = `${id}-team-a`;
+    const binding = `${id}-pvc-guard-binding`;
+    const pvc = claimPath(ns, 'data');
+    try {
+      await createGuard(api, id, 'Deny', flavour);
+      await waitPolicyActive(api, id);
+      await createNamespace(api, ns, { 'kube-sweep.test/s26': id });
+      await createObject(api, `/api/v1/namespaces/${ns}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'storage-limits' },
+        data: { maxStorage: '5Gi' },
+      });
+      await createObject(
+        api,
+        `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
+        claim('data', [volumeCleanup]),
+      );
+      // Control: with the param present, updates of the claim pass the policy.
+      await api.request({
         method: 'PATCH',
         path: pvc,
-        contentType: 'application/json-patch+json',
-        body: [{ op: 'remove', path: '/metadata/finalizers' }],
-      }),
-    );
-    expect(denied?.apiMessage).toContain(
-      `ValidatingAdmissionPolicy '${id}-pvc-guard' with binding '${binding}' denied request: ${paramNotFoundDenial}`,
-    );
+        contentType: 'application/merge-patch+json',
+        body: { metadata: { labels: { x: 'y' } } },
+      });
+      await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}` });
+      await waitGone(api, `/api/v1/namespaces/${ns}/configmaps/storage-limits`);
+      // The external controller's finalizer removal is refused with the API server's message.
+      const denied = await refusal(
+        api.request({
+          method: 'PATCH',
+          path: pvc,
+          contentType: 'application/json-patch+json',
+          body: [{ op: 'remove', path: '/metadata/finalizers' }],
+        }),
+      );
+      expect(denied?.apiMessage).toContain(denialOf(flavour, id, binding));
 
-    const inventory = await snapshot(api);
-    recordFixture('s26-admission-policy-param-missing', inventory, {
-      scenario:
-        'S26 ValidatingAdmissionPolicy whose param went with the namespace denies every finalizer removal',
-      names: { namespace: ns, binding, policy: `${id}-pvc-guard` },
-      environmentNamespaces: [ns],
-      selection: { namespaces: [ns], clusterObjects: [binding, `${id}-pvc-guard`] },
-    });
-    const all = findingsOf(inventory, [ns]);
-    const mine = findingsAbout(all, [id]);
-    const policyKey = findingKey('AdmissionPolicyParamMissing', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      name: binding,
-    });
-    const f = mine.find((x) => x.key === policyKey)!;
-    expect(f).toBeDefined();
-    expect(f.severity).toBe('error');
-    expect(f.scope).toBe('environment');
-    expect(f.message).toBe(
-      `ValidatingAdmissionPolicyBinding ${binding} denies the finalizer removal of 1 object held in deletion: its ` +
-        `param ConfigMap storage-limits is missing in namespace ${ns} (Terminating), and its parameterNotFoundAction ` +
-        'is Deny with failurePolicy Fail, so the namespace cannot finish, and the param cannot be recreated there',
-    );
-    expect(f.evidence).toEqual(
-      expect.arrayContaining([
-        `binding ${binding}: policyName ${id}-pvc-guard, paramRef name storage-limits, namespace unset (looked up in each request's namespace), parameterNotFoundAction Deny`,
-        `policy ${id}-pvc-guard: paramKind v1 ConfigMap, failurePolicy Fail`,
-        `policy ${id}-pvc-guard matches apiGroups [] resources [persistentvolumeclaims] operations [CREATE, UPDATE]`,
-        `no ConfigMap storage-limits in namespace ${ns} (Terminating)`,
-        expect.stringMatching(
-          new RegExp(`^persistentvolumeclaims ${ns}/data \\[.*${volumeCleanup}.*\\] \\(deletionTimestamp `),
+      const inventory = await snapshot(api);
+      recordFixture(
+        `s26-admission-policy-param-missing${flavour === 'Mutating' ? '-mutating' : ''}`,
+        inventory,
+        {
+          scenario: `S26 ${flavour}AdmissionPolicy whose param went with the namespace denies every finalizer removal`,
+          names: { namespace: ns, binding, policy: `${id}-pvc-guard` },
+          environmentNamespaces: [ns],
+          selection: { namespaces: [ns], clusterObjects: [binding, `${id}-pvc-guard`] },
+        },
+      );
+      const all = findingsOf(inventory, [ns]);
+      const mine = findingsAbout(all, [id]);
+      const policyKey = findingKey('AdmissionPolicyParamMissing', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: `${flavour}AdmissionPolicyBinding`,
+        name: binding,
+      });
+      const f = mine.find((x) => x.key === policyKey)!;
+      expect(f).toBeDefined();
+      expect(f.severity).toBe('error');
+      expect(f.scope).toBe('environment');
+      expect(f.message).toBe(
+        `${flavour}AdmissionPolicyBinding ${binding} denies the finalizer removal of 1 object held in deletion: its ` +
+          `param ConfigMap storage-limits is missing in namespace ${ns} (Terminating), and its parameterNotFoundAction ` +
+          'is Deny with failurePolicy Fail, so the namespace cannot finish, and the param cannot be recreated there',
+      );
+      expect(f.evidence).toEqual(
+        expect.arrayContaining([
+          `binding ${binding}: policyName ${id}-pvc-guard, paramRef name storage-limits, namespace unset (looked up in each request's namespace), parameterNotFoundAction Deny`,
+          `policy ${id}-pvc-guard: paramKind v1 ConfigMap, failurePolicy Fail`,
+          `policy ${id}-pvc-guard matches apiGroups [] resources [persistentvolumeclaims] operations [CREATE, UPDATE]`,
+          `no ConfigMap storage-limits in namespace ${ns} (Terminating)`,
+          expect.stringMatching(
+            new RegExp(`^persistentvolumeclaims ${ns}/data \\[.*${volumeCleanup}.*\\] \\(deletionTimestamp `),
+          ),
+        ]),
+      );
+      expect(f.remediation.summary).toMatch(
+        new RegExp(
+          `^Set spec\\.paramRef\\.parameterNotFoundAction to Allow on ${flavour}AdmissionPolicyBinding ${binding} until namespace ${ns} is gone, then set it back to Deny:`,
         ),
-      ]),
-    );
-    expect(f.remediation.summary).toMatch(
-      new RegExp(
-        `^Set spec\\.paramRef\\.parameterNotFoundAction to Allow on ValidatingAdmissionPolicyBinding ${binding} until namespace ${ns} is gone, then set it back to Deny:`,
-      ),
-    );
-    const patch = f.remediation.commands.find((c) => c.startsWith('kubectl patch'))!;
-    expect(patch).toBe(
-      `kubectl patch validatingadmissionpolicybindings.admissionregistration.k8s.io ${binding} --type json -p ` +
-        `'[{"op":"test","path":"/spec/paramRef/parameterNotFoundAction","value":"Deny"},{"op":"replace","path":"/spec/paramRef/parameterNotFoundAction","value":"Allow"}]'`,
-    );
-    // The namespace and the finalizer wait on the binding, not on the finalizer's owner.
-    const nsFinding = mine.find((x) => x.code === 'NamespaceBlockedByFinalizer' && x.object.name === ns)!;
-    expect(nsFinding.causedBy).toContain(policyKey);
-    const finalizerFinding = mine.find((x) =>
-      x.key.includes(`finalizer ${volumeCleanup} in namespace ${ns}`),
-    )!;
-    expect(finalizerFinding.causedBy).toContain(policyKey);
-    const roots = rootCausesOf(mine).causes;
-    const root = roots.find((r) => r.finding.key === policyKey)!;
-    expect(root.explains.map((x) => x.key)).toEqual(
-      expect.arrayContaining([nsFinding.key, finalizerFinding.key]),
-    );
-    expect(roots.filter((r) => r.finding.object.namespace === ns || r.finding.object.name === ns)).toEqual(
-      [],
-    );
+      );
+      const patch = f.remediation.commands.find((c) => c.startsWith('kubectl patch'))!;
+      expect(patch).toBe(
+        `kubectl patch ${flavour.toLowerCase()}admissionpolicybindings.admissionregistration.k8s.io ${binding} --type json -p ` +
+          `'[{"op":"test","path":"/spec/paramRef/parameterNotFoundAction","value":"Deny"},{"op":"replace","path":"/spec/paramRef/parameterNotFoundAction","value":"Allow"}]'`,
+      );
+      // The namespace and the finalizer wait on the binding, not on the finalizer's owner.
+      const nsFinding = mine.find((x) => x.code === 'NamespaceBlockedByFinalizer' && x.object.name === ns)!;
+      expect(nsFinding.causedBy).toContain(policyKey);
+      const finalizerFinding = mine.find((x) =>
+        x.key.includes(`finalizer ${volumeCleanup} in namespace ${ns}`),
+      )!;
+      expect(finalizerFinding.causedBy).toContain(policyKey);
+      const roots = rootCausesOf(mine).causes;
+      const root = roots.find((r) => r.finding.key === policyKey)!;
+      expect(root.explains.map((x) => x.key)).toEqual(
+        expect.arrayContaining([nsFinding.key, finalizerFinding.key]),
+      );
+      expect(roots.filter((r) => r.finding.object.namespace === ns || r.finding.object.name === ns)).toEqual(
+        [],
+      );
 
-    // The remedy works: relax the binding, and the finalizer removal goes through.
-    await api.request({
-      method: 'PATCH',
-      path: bindingPath(binding),
-      contentType: 'application/json-patch+json',
-      body: [{ op: 'replace', path: '/spec/paramRef/parameterNotFoundAction', value: 'Allow' }],
-    });
-    await waitFor(
-      async () => {
-        const error = await refusal(
-          api.request({
-            method: 'PATCH',
-            path: pvc,
-            contentType: 'application/merge-patch+json',
-            body: { metadata: { finalizers: null } },
-          }),
-        );
-        return { done: error === undefined || error.status === 404, value: error?.apiMessage };
-      },
-      { timeoutMs: 30_000, description: 'the finalizer removal to be allowed' },
-    );
-    await waitGone(api, `/api/v1/namespaces/${ns}`, 90_000);
-  } finally {
-    await removeGuard(api, id);
-    await removeFinalizers(api, pvc);
-    await deleteNamespaceAndWait(api, ns);
-  }
-}, 240_000);
+      // The remedy works: relax the binding, and the finalizer removal goes through.
+      await api.request({
+        method: 'PATCH',
+        path: bindingPath(binding, flavour),
+        contentType: 'application/json-patch+json',
+        body: [{ op: 'replace', path: '/spec/paramRef/parameterNotFoundAction', value: 'Allow' }],
+      });
+      await waitFor(
+        async () => {
+          const error = await refusal(
+            api.request({
+              method: 'PATCH',
+              path: pvc,
+              contentType: 'application/merge-patch+json',
+              body: { metadata: { finalizers: null } },
+            }),
+          );
+          return { done: error === undefined || error.status === 404, value: error?.apiMessage };
+        },
+        { timeoutMs: 30_000, description: 'the finalizer removal to be allowed' },
+      );
+      await waitGone(api, `/api/v1/namespaces/${ns}`, 90_000);
+    } finally {
+      await removeGuard(api, id, flavour);
+      await removeFinalizers(api, pvc);
+      await deleteNamespaceAndWait(api, ns);
+    }
+  },
+  240_000,
+);
 
-test('clean: the policy with its param present, or with parameterNotFoundAction Allow, is not reported', async () => {
+test('clean: the policy with its param present (validating or mutating), or with parameterNotFoundAction Allow, is not reported', async () => {
   const api = suiteApi();
   const id = uniqueName('rules-s26-clean');
   const allowId = `${id}-allow`;
   const present = `${id}-present`;
   const allow = `${allowId}-ns`;
+  const mutatingId = `${id}-mut`;
+  const mutating = `${mutatingId}-ns`;
+  const spaces = [present, allow, mutating];
   try {
     await createGuard(api, id, 'Deny');
     await createGuard(api, allowId, 'Allow');
+    await createGuard(api, mutatingId, 'Deny', 'Mutating');
+    await createNamespace(api, mutating, { 'kube-sweep.test/s26': mutatingId });
     await createNamespace(api, present, { 'kube-sweep.test/s26': id });
     await createNamespace(api, allow, { 'kube-sweep.test/s26': allowId });
-    await createObject(api, `/api/v1/namespaces/${present}/configmaps`, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'storage-limits' },
-      data: { maxStorage: '5Gi' },
-    });
-    for (const ns of [present, allow]) {
+    for (const ns of [present, mutating])
+      await createObject(api, `/api/v1/namespaces/${ns}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'storage-limits' },
+        data: { maxStorage: '5Gi' },
+      });
+    for (const ns of spaces) {
       await createObject(
         api,
         `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
@@ -293,11 +336,9 @@ test('clean: the policy with its param present, or with parameterNotFoundAction 
       );
       await api.request({ method: 'DELETE', path: claimPath(ns, 'data') });
     }
-    const findings = runRules(
-      await snapshot(api),
-      { ...scenarioContext([present, allow]), stuckAfterSeconds: 0 },
-      [admissionPolicyParamMissingRule],
-    );
+    const findings = runRules(await snapshot(api), { ...scenarioContext(spaces), stuckAfterSeconds: 0 }, [
+      admissionPolicyParamMissingRule,
+    ]);
     // Other tests may hold their own faults at the same time: nothing but theirs may be reported.
     expect(findings.filter((f) => !/^rules-/.test(f.object.name) || f.object.name.startsWith(id))).toEqual(
       [],
@@ -312,7 +353,8 @@ test('clean: the policy with its param present, or with parameterNotFoundAction 
   } finally {
     await removeGuard(api, id);
     await removeGuard(api, allowId);
-    for (const ns of [present, allow]) {
+    await removeGuard(api, mutatingId, 'Mutating');
+    for (const ns of spaces) {
       await removeFinalizers(api, claimPath(ns, 'data'));
       await deleteNamespaceAndWait(api, ns);
     }
