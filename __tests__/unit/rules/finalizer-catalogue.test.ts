@@ -49,10 +49,15 @@ test('the catalogue covers the projects of issue 23, and every entry cites its s
   ]);
   for (const f of finalizerCatalogue) {
     expect(f.sources.length).toBeGreaterThan(0);
+    // The first source (quoted in the evidence) is the project's repository and file.
+    expect(f.sources[0]).toMatch(/^[\w.-]+\/[\w.-]+ [\w./-]+\.(go|md|ya?ml) /);
     expect(f.withoutController).toMatch(/^(bring|delete|reinstall|remove|run) /);
   }
   expect(familyOf('external-attacher/driver-example-io')?.project).toBe('CSI external-attacher');
   expect(familyOf('example.com/cleanup')).toBeUndefined();
+  // Argo CD's pre-delete hook finalizer (application_defaults.go); no Velero Backup finalizer exists.
+  expect(familyOf('pre-delete-finalizer.argocd.argoproj.io')?.project).toBe('Argo CD');
+  expect(familyOf('backups.velero.io/external-resources-finalizer')).toBeUndefined();
 });
 
 test('S25: Velero CRs after Velero is gone: terminal ones are safe and go first, the in-flight one last after the warning', () => {
