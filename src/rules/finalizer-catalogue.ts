@@ -56,6 +56,16 @@ export interface FinalizerFamily {
   readonly leaks: string;
   /** The way that works when the controller cannot come back in place (its namespace or CRD terminating). */
   readonly withoutController: string;
+  /** The teardown order that avoids the hang next time (said when the controller cannot come back in place). */
+  readonly teardownOrder?: string;
+  /**
+   * Annotation or label keys by which the project marks an object as managed by one of its own
+   * objects, the value starting with that object's name and a `:` or being the name (Argo CD's
+   * tracking id `<app>:<group>/<kind>:<namespace>/<name>`, its instance label `<app>`): a
+   * Terminating namespace marked so by an object of this family that lives in it was deleted by
+   * the project's own cascade, together with the controller that had to finalize it.
+   */
+  readonly managedByMarkers?: readonly string[];
   /** Where these facts come from. */
   readonly sources: readonly string[];
 }
@@ -84,11 +94,15 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
       'the managed resources are not deleted: they stay as unmanaged leftovers (and an Argo CD brought back would run every pending cascade it finds)',
     withoutController:
       'delete the managed resources listed, confirm they are gone, then remove the finalizer (environment teardown); or remove only the finalizer and keep them as unmanaged leftovers',
+    teardownOrder:
+      'delete the leaf Applications (cascade) and wait until they are gone, then the root app, then Argo CD itself, then its namespace; the namespace Argo CD runs in must never be managed by one of its own apps (annotate it argocd.argoproj.io/sync-options: Delete=false)',
+    managedByMarkers: ['argocd.argoproj.io/tracking-id', 'app.kubernetes.io/instance'],
     sources: [
       'argoproj/argo-cd pkg/apis/application/v1alpha1/application_defaults.go (ResourcesFinalizerName, Foreground/BackgroundPropagationPolicyFinalizer, PreDeleteFinalizerName, PostDeleteFinalizerName)',
       'https://argo-cd.readthedocs.io/en/stable/user-guide/app_deletion/ (the finalizer, foreground and background variants)',
       'argoproj/argo-cd manifests/crds/application-crd.yaml (status.resources: group, version, kind, namespace, name)',
       'argoproj-labs/argocd-autopilot#99, argoproj/argo-cd#14505 (app-of-apps teardown removes the controller first)',
+      'https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/ (Delete=false keeps a resource when its app is deleted)',
     ],
   },
   {
@@ -120,6 +134,8 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
       'the applied objects are not pruned and a HelmRelease is not uninstalled: its Helm record and objects stay',
     withoutController:
       'delete the objects of the inventory (or uninstall the Helm release with its storage namespace), then remove the finalizer',
+    teardownOrder:
+      'delete the Kustomizations and HelmReleases and wait until they are gone, then the sources, then the Flux controllers and CRDs (flux uninstall does this)',
     sources: [
       'fluxcd/helm-controller api/v2/helmrelease_types.go (HelmReleaseFinalizer = "finalizers.fluxcd.io"; status.storageNamespace)',
       'fluxcd/kustomize-controller api/v1/kustomization_types.go (KustomizationFinalizer, the same name) and api/v1/inventory_types.go (status.inventory entries, id <namespace>_<name>_<group>_<kind>)',
@@ -173,6 +189,8 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     terminalPhases: ['Completed', 'PartiallyFailed', 'Failed', 'FailedValidation', 'Canceled'],
     leaks:
       'an interrupted transfer may leave snapshots and intermediate PVCs (labelled by Velero), and a Restore its logs and results in the bucket',
+    teardownOrder:
+      'delete backups and restores (or let data movement finish) while Velero runs, then uninstall Velero (velero uninstall), wait until its namespace is gone, and delete the CRDs last',
     withoutController:
       "run Velero's own uninstall when it can still run (it clears these finalizers and waits); once its namespace terminates, remove the finalizers of terminal objects, clean up the intermediate objects (PVCs and VolumeSnapshots labelled by Velero) of in-flight ones, then remove theirs",
     sources: [
@@ -180,6 +198,7 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
       "vmware-tanzu/velero pkg/cmd/cli/uninstall/uninstall.go (Velero's uninstall removes controller.ExternalResourcesFinalizer from Restores and DataUploadDownloadFinalizer from DataUploads and DataDownloads; no Backup finalizer: the string value of the Restore finalizer was not found in the indexed Velero code, it is the one the S25 report and Velero's users quote)",
       'velero-io/velero#6687, #6802 and PR #6803 (the data-mover finalizer is dropped once the CR reaches a terminal phase)',
       'https://velero.io/docs/main/api-types/ (Restore and DataUpload phases)',
+      'velero-io/velero#3974 and PR #4007 (uninstall now waits for the namespace before deleting the CRDs)',
     ],
   },
   {
