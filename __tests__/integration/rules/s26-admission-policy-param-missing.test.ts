@@ -156,6 +156,21 @@ async function waitPolicyActive(api: ApiClient, id: string): Promise<void> {
   }
 }
 
+/**
+ * Removes the claim's finalizers, retrying while a just-deleted policy still denies it (the API
+ * server's policy cache lags the delete): a cleanup that gave up here left the namespace stuck
+ * for the tests after it.
+ */
+async function releaseClaim(api: ApiClient, path: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const error = await refusal(removeFinalizers(api, path));
+      return { done: error === undefined, value: error?.apiMessage };
+    },
+    { timeoutMs: 30_000, description: `the finalizers of ${path} to be removable` },
+  );
+}
+
 /** Removes the guard: the binding first, then the policy (hypershift PR #6616's order). */
 async function removeGuard(api: ApiClient, id: string, flavour: Flavour = 'Validating'): Promise<void> {
   await deleteIfPresent(api, bindingPath(`${id}-pvc-guard-binding`, flavour));
@@ -298,7 +313,7 @@ test.each<Flavour>(['Validating', 'Mutating'])(
       await waitGone(api, `/api/v1/namespaces/${ns}`, 90_000);
     } finally {
       await removeGuard(api, id, flavour);
-      await removeFinalizers(api, pvc);
+      await releaseClaim(api, pvc);
       await deleteNamespaceAndWait(api, ns);
     }
   },
@@ -355,7 +370,7 @@ test('clean: the policy with its param present (validating or mutating), or with
     await removeGuard(api, allowId);
     await removeGuard(api, mutatingId, 'Mutating');
     for (const ns of spaces) {
-      await removeFinalizers(api, claimPath(ns, 'data'));
+      await releaseClaim(api, claimPath(ns, 'data'));
       await deleteNamespaceAndWait(api, ns);
     }
   }
