@@ -123,13 +123,30 @@ function manifestProblem(manifest: unknown, what: string): string | undefined {
   return undefined;
 }
 
+/** How strictly a record is validated. */
+export interface RecordValidation {
+  /**
+   * Accept a record whose release namespace differs from the Secret's (default false: refused).
+   * Helm itself always stores a release in its own namespace, but a GitOps Helm controller keeps
+   * records in its storage namespace (Flux helm-controller `spec.storageNamespace`, scenario S28).
+   * Only the read-only diagnosis (src/inventory/helm-records.ts) accepts them; plan and teardown,
+   * which run Helm on a record, refuse them.
+   */
+  readonly storedElsewhere?: boolean;
+}
+
 /**
  * Pure: why a decoded record is not a release Helm could have stored in Secret `secretName`
  * (`<namespace>/<name>`), or undefined: its name breaks Helm's release-name rule, its namespace
- * is not the Secret's, its manifest (or a hook's) is not YAML objects, its fields have the wrong
- * types. Such a record was forged or corrupted: nothing of it may be used.
+ * is not the Secret's (unless `validation.storedElsewhere`), its manifest (or a hook's) is not
+ * YAML objects, its fields have the wrong types. Such a record was forged or corrupted: nothing
+ * of it may be used.
  */
-export function releaseRecordProblem(stored: unknown, secretName: string): string | undefined {
+export function releaseRecordProblem(
+  stored: unknown,
+  secretName: string,
+  validation: RecordValidation = {},
+): string | undefined {
   if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return 'it is not a JSON object';
   const r = stored as StoredRelease;
   const secretNamespace = secretName.slice(0, secretName.indexOf('/'));
@@ -137,7 +154,7 @@ export function releaseRecordProblem(stored: unknown, secretName: string): strin
     return `its release name is not one Helm allows (at most ${maxReleaseNameLength} characters of lower-case letters, digits, '-' and '.')`;
   if (typeof r.namespace !== 'string' || !namespacePattern.test(r.namespace))
     return 'its namespace is not a namespace name';
-  if (r.namespace !== secretNamespace)
+  if (r.namespace !== secretNamespace && !validation.storedElsewhere)
     return `it names namespace ${r.namespace}, but its Secret is stored in namespace ${secretNamespace}`;
   if (r.version != null && (!Number.isInteger(r.version) || r.version < 1))
     return 'its version is not a positive whole number';
@@ -158,10 +175,15 @@ export function releaseRecordProblem(stored: unknown, secretName: string): strin
  * The gunzip output is bounded (`maxDecodedReleaseBytes`) and the record is validated
  * (`releaseRecordProblem`): Secrets are writable by anyone with Secret write in the namespace.
  * @param secretName `<namespace>/<name>` of the Secret
+ * @param validation `storedElsewhere: true` accepts a record for another namespace (diagnosis only)
  * @throws ReleaseDecodeError when the value is not in that format, inflates too far, or is not
  *   a valid release record
  */
-export function decodeRelease(secretDataRelease: string, secretName: string): HelmRelease {
+export function decodeRelease(
+  secretDataRelease: string,
+  secretName: string,
+  validation: RecordValidation = {},
+): HelmRelease {
   let stored: StoredRelease;
   try {
     const helmEncoded = Buffer.from(secretDataRelease, 'base64').toString('utf8');
@@ -180,7 +202,7 @@ export function decodeRelease(secretDataRelease: string, secretName: string): He
           : 'it is not base64 of gzipped JSON';
     throw new ReleaseDecodeError(`release Secret ${secretName} could not be decoded: ${why}`);
   }
-  const problem = releaseRecordProblem(stored, secretName);
+  const problem = releaseRecordProblem(stored, secretName, validation);
   if (problem)
     throw new ReleaseDecodeError(`release Secret ${secretName} is not a valid Helm release: ${problem}`);
   const files = stored.chart?.files ?? [];

@@ -87,7 +87,9 @@ function gap(o: ObjectMetadata, message: string, forbidden: boolean): CoverageGa
  * Reads the body of each record of `recordsToRead`, `concurrency` at a time, and keeps only which
  * release it describes (name, namespace, revision, status); the body is dropped. A record gone
  * meanwhile (404) is skipped; one that is forbidden, fails or does not decode becomes a coverage
- * gap naming it.
+ * gap naming it. Records are validated as plan and teardown validate them (release-storage.ts
+ * `releaseRecordProblem`), except that a release namespace other than the record's is accepted:
+ * it is what this looks for, and nothing here runs Helm on it.
  */
 export async function readReleaseRecords(
   api: ApiClient,
@@ -107,7 +109,8 @@ export async function readReleaseRecords(
           if (!value) return;
           // A ConfigMap holds the Helm encoding as text; a Secret adds Kubernetes' base64 on top.
           const encoded = o.resource === 'secrets' ? value : Buffer.from(value, 'utf8').toString('base64');
-          const release = decodeRelease(encoded, `${o.namespace}/${o.name}`);
+          // Read-only: a record stored outside its release's namespace is what this looks for.
+          const release = decodeRelease(encoded, `${o.namespace}/${o.name}`, { storedElsewhere: true });
           records.push({
             storage: {
               kind: o.resource === 'secrets' ? 'Secret' : 'ConfigMap',

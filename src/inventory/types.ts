@@ -99,10 +99,13 @@ export const fullObjectResources = [
   { group: 'apps', version: 'v1', resource: 'daemonsets' },
   // CSI attachments: the attacher (driver), node and volume of each (S23); small objects.
   { group: 'storage.k8s.io', version: 'v1', resource: 'volumeattachments' },
-  // Admission policies and their bindings: match rules and paramRef decide which requests they
-  // deny (S26: a binding whose param is gone denies every finalizer removal it matches).
+  // Admission policies and their bindings, validating and mutating (admissionregistration v1, as
+  // v1.37 serves both): match rules and paramRef decide which requests they deny (S26: a binding
+  // whose param is gone denies every finalizer removal it matches). Not served: nothing judged.
   { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies' },
   { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicybindings' },
+  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingadmissionpolicies' },
+  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingadmissionpolicybindings' },
   // Quotas: hard and used per resource (S27); Jobs, projected to their TTL and finished state;
   // CronJobs, projected to their history limits and their Jobs' TTL.
   { group: '', version: 'v1', resource: 'resourcequotas' },

@@ -1,6 +1,6 @@
 /**
- * ValidatingAdmissionPolicy bindings that deny because their param object is missing (S26,
- * kubernetes/kubernetes#129883). A binding's `paramRef` names the param object of the policy's
+ * Admission policy bindings (ValidatingAdmissionPolicy and MutatingAdmissionPolicy) that deny
+ * because their param object is missing (S26, kubernetes/kubernetes#129883). A binding's `paramRef` names the param object of the policy's
  * `paramKind`; with a namespaced paramKind and no `paramRef.namespace`, the param is looked up
  * in the namespace of each request. When none is found and `parameterNotFoundAction` is `Deny`,
  * the binding fails to configure, and the policy's `failurePolicy` (default `Fail`) turns that
@@ -10,6 +10,8 @@
  * resolved before any matchCondition or expression runs. A namespace being deleted loses the
  * param with everything else, and from then on the finalizer removals of what remains there are
  * denied: the namespace never finishes, and the param cannot be recreated in it.
+ * MutatingAdmissionPolicy bindings share the dispatcher and deny the same way (seen on v1.37.2:
+ * `policy '<p>' with binding '<b>' denied request: failed to configure binding: …`); both are judged.
  */
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
@@ -39,7 +41,30 @@ import {
 
 const rule = 'admission-policy-param-missing';
 const admissionApiVersion = 'admissionregistration.k8s.io/v1';
-const bindingType = typeName('validatingadmissionpolicybindings', 'admissionregistration.k8s.io');
+
+/** The two kinds of admission policy whose bindings take params, and how each is named. */
+export const policyFlavours = [
+  {
+    policyKind: 'ValidatingAdmissionPolicy',
+    bindingKind: 'ValidatingAdmissionPolicyBinding',
+    policies: 'validatingadmissionpolicies',
+    bindings: 'validatingadmissionpolicybindings',
+  },
+  {
+    policyKind: 'MutatingAdmissionPolicy',
+    bindingKind: 'MutatingAdmissionPolicyBinding',
+    policies: 'mutatingadmissionpolicies',
+    bindings: 'mutatingadmissionpolicybindings',
+  },
+] as const;
+
+/** One entry of `policyFlavours`. */
+export type PolicyFlavour = (typeof policyFlavours)[number];
+
+/** The finding's object of a binding. */
+export function bindingRef(d: Pick<ParamDenial, 'flavour' | 'binding'>) {
+  return refOfWhole(admissionApiVersion, d.flavour.bindingKind, d.binding.metadata);
+}
 
 /** The denial the API server returns (quoted in the evidence). */
 export const paramNotFoundDenial =
@@ -47,6 +72,8 @@ export const paramNotFoundDenial =
 
 /** One binding whose missing param denies the finalizer removals of objects held in deletion. */
 export interface ParamDenial {
+  /** Validating or mutating. */
+  readonly flavour: PolicyFlavour;
   readonly binding: ValidatingAdmissionPolicyBindingObject;
   readonly policy: ValidatingAdmissionPolicyObject;
   /** The served resource of the policy's paramKind. */
@@ -130,9 +157,6 @@ export function paramDenials(
   inventory: Inventory,
   context: Pick<RuleContext, 'now' | 'stuckAfterSeconds'>,
 ): ParamDenial[] {
-  const policies = new Map(
-    fullObjectsOf(inventory, 'validatingadmissionpolicies').map((p) => [p.metadata?.name ?? '', p]),
-  );
   const namespaceLabels = new Map(
     fullObjectsOf(inventory, 'namespaces').map((n) => [n.metadata?.name ?? '', n.metadata?.labels ?? {}]),
   );
@@ -140,7 +164,23 @@ export function paramDenials(
     (o) => waitsForFinalizers(o) && stuckDeletionAge(o.deletionTimestamp, context) !== undefined,
   );
   const out: ParamDenial[] = [];
-  for (const binding of fullObjectsOf(inventory, 'validatingadmissionpolicybindings')) {
+  for (const flavour of policyFlavours)
+    out.push(...flavourDenials(inventory, flavour, held, namespaceLabels));
+  return out;
+}
+
+/** The denials of the bindings of one flavour (validating or mutating). */
+function flavourDenials(
+  inventory: Inventory,
+  flavour: PolicyFlavour,
+  held: readonly ObjectMetadata[],
+  namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>,
+): ParamDenial[] {
+  const policies = new Map(
+    fullObjectsOf(inventory, flavour.policies).map((p) => [p.metadata?.name ?? '', p]),
+  );
+  const out: ParamDenial[] = [];
+  for (const binding of fullObjectsOf(inventory, flavour.bindings)) {
     const policy = policies.get(binding.spec?.policyName ?? '');
     const ref = binding.spec?.paramRef;
     if (!policy || !ref || ref.parameterNotFoundAction !== 'Deny') continue;
@@ -157,7 +197,8 @@ export function paramDenials(
       missingIn.add(ns);
       return true;
     });
-    if (denied.length) out.push({ binding, policy, param, denied, missingIn: [...missingIn].sort() });
+    if (denied.length)
+      out.push({ flavour, binding, policy, param, denied, missingIn: [...missingIn].sort() });
   }
   return out;
 }
@@ -209,12 +250,13 @@ function denialRemediation(d: ParamDenial, terminating: ReadonlySet<string>) {
   const binding = d.binding.metadata?.name ?? '';
   const ending = d.missingIn.filter((ns) => terminating.has(ns));
   const nsList = d.missingIn.join(', ');
+  const bindingType = typeName(d.flavour.bindings, 'admissionregistration.k8s.io');
   const patch = (from: string | undefined, to: string) =>
     `kubectl patch ${bindingType} ${binding} --type json -p '[` +
     (from ? `{"op":"test","path":"/spec/paramRef/parameterNotFoundAction","value":"${from}"},` : '') +
     `{"op":"replace","path":"/spec/paramRef/parameterNotFoundAction","value":"${to}"}]'`;
   const summary = ending.length
-    ? `Set spec.paramRef.parameterNotFoundAction to Allow on ValidatingAdmissionPolicyBinding ${binding} until ` +
+    ? `Set spec.paramRef.parameterNotFoundAction to Allow on ${d.flavour.bindingKind} ${binding} until ` +
       `namespace ${ending.join(', ')} is gone, then set it back to Deny: ${paramName(d)} cannot be recreated in a ` +
       'Terminating namespace, and while it is missing every finalizer removal the binding matches there is denied. ' +
       "(Excluding the namespace through the binding's matchResources.namespaceSelector works too.) The finalizers' " +
@@ -222,7 +264,7 @@ function denialRemediation(d: ParamDenial, terminating: ReadonlySet<string>) {
       'namespace. For the next environment: keep params in a namespace that is not torn down with it ' +
       '(paramRef.namespace), or relax the binding before deleting the namespace.'
     : `Recreate ${paramName(d)} in namespace ${nsList} with the data policy ${d.policy.metadata?.name ?? ''} ` +
-      `expects (or set spec.paramRef.parameterNotFoundAction to Allow on ValidatingAdmissionPolicyBinding ${binding}): ` +
+      `expects (or set spec.paramRef.parameterNotFoundAction to Allow on ${d.flavour.bindingKind} ${binding}): ` +
       'until then every update the binding matches there is denied, finalizer removals included.';
   const commands = [
     `kubectl get ${bindingType} ${binding} -o yaml`,
@@ -247,10 +289,10 @@ function denialFinding(d: ParamDenial, context: RuleContext, terminating: Readon
     rule,
     'AdmissionPolicyParamMissing',
     {
-      object: refOfWhole(admissionApiVersion, 'ValidatingAdmissionPolicyBinding', d.binding.metadata),
+      object: bindingRef(d),
       namespaces: [...new Set(d.denied.map((o) => o.namespace))],
       message:
-        `ValidatingAdmissionPolicyBinding ${binding} denies the finalizer removal of ${count} held in deletion: ` +
+        `${d.flavour.bindingKind} ${binding} denies the finalizer removal of ${count} held in deletion: ` +
         `its param ${paramName(d)} is missing ${whereMissing(d, terminating)}, and its parameterNotFoundAction ` +
         `is Deny with failurePolicy Fail` +
         (gone ? ', so the namespace cannot finish, and the param cannot be recreated there' : ''),
@@ -263,7 +305,7 @@ function denialFinding(d: ParamDenial, context: RuleContext, terminating: Readon
 
 /**
  * admission-policy-param-missing (scenario S26): `AdmissionPolicyParamMissing` (error) on each
- * ValidatingAdmissionPolicyBinding whose missing param denies the finalizer removal of objects
+ * ValidatingAdmissionPolicyBinding or MutatingAdmissionPolicyBinding whose missing param denies the finalizer removal of objects
  * held in deletion (`paramDenials`). The linker makes it the cause of the namespace, finalizer
  * and claim findings of the objects it denies (the controller acts and is refused). The remedy
  * relaxes the binding (parameterNotFoundAction Allow) until the namespace is gone and restores

@@ -47,6 +47,39 @@ function inPlaceBlocker(inventory: Inventory, objects: readonly ObjectMetadata[]
     : undefined;
 }
 
+/**
+ * Pure: the evidence that a Terminating namespace of `objects` was deleted by the family's own
+ * cascade: the namespace carries one of `family.managedByMarkers` naming an object of `objects`
+ * that lives in it (Argo CD: an Application managing the namespace it lives in, S24). Empty
+ * when the family has no markers or no namespace is marked so.
+ */
+export function selfDeletion(
+  inventory: Inventory,
+  family: FinalizerFamily,
+  objects: readonly ObjectMetadata[],
+): string[] {
+  const terminating = terminatingNamespaces(inventory);
+  const out: string[] = [];
+  for (const ns of fullObjectsOf(inventory, 'namespaces')) {
+    const name = ns.metadata?.name ?? '';
+    if (!terminating.has(name)) continue;
+    const marks = { ...ns.metadata?.labels, ...ns.metadata?.annotations };
+    for (const key of family.managedByMarkers ?? []) {
+      const value = marks[key];
+      const owner = value?.split(':')[0];
+      const app = objects.find((o) => o.namespace === name && o.name === owner);
+      if (value === undefined || !app) continue;
+      out.push(
+        `namespace ${name} carries ${key}=${value}: it is managed by ${describeObject(app)}, which lives in it, so ` +
+          `${family.project}'s own cascade deleted the namespace ${family.project} runs in, together with the ` +
+          'controller that had to finalize these objects',
+      );
+      break;
+    }
+  }
+  return out;
+}
+
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** `a, b (why); c (why)` of guarded objects. */
@@ -89,9 +122,10 @@ export function cataloguedFinalizer(
   const order =
     (safe.length ? ` Removing it is safe for ${listed(safe)}: remove those first.` : '') +
     (risky.length ? ` For ${listed(risky)}, removing it last means: ${family.leaks}.` : '');
+  const next = blocker && family.teardownOrder ? ` Next time: ${family.teardownOrder}.` : '';
   const summary = blocker
     ? `${capital(family.withoutController)}: ${family.project} cannot come back in place, because ${blocker}.${order} ` +
-      'Do not force-finalize the namespace.'
+      `Do not force-finalize the namespace.${next}`
     : `${options.restore} Only if it is gone for good: ${family.withoutController}.${order}`;
   return {
     guarded,
@@ -101,6 +135,7 @@ export function cataloguedFinalizer(
       ...capLines(guarded.flatMap((g) => g.lines)),
       ...guarded.map((g) => `removing ${finalizer} from ${describeObject(g.o)}: ${g.risk} (${g.reason})`),
       ...(blocker ? [`${family.project} cannot come back in place: ${blocker}`] : []),
+      ...(blocker ? selfDeletion(inventory, family, objects) : []),
     ],
     remediation: {
       summary,

@@ -32,11 +32,13 @@ export const attacherFinalizerPrefix = 'external-attacher/';
 
 /**
  * Pure: the external-attacher's finalizer for a driver: `external-attacher/` + the driver name
- * with every character other than letters, digits, `-` and `_` replaced by `-`
- * (kubernetes-csi/external-attacher pkg/controller/util.go GetFinalizerName, SanitizeDriverName).
+ * with every character other than letters, digits and `-` replaced by `-`, and an `X` appended
+ * when that ends in `-` (kubernetes-csi/external-attacher pkg/controller/util.go GetFinalizerName,
+ * SanitizeDriverName: `[^a-zA-Z0-9-]`).
  */
 export function attacherFinalizer(driver: string): string {
-  return `${attacherFinalizerPrefix}${driver.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+  const name = driver.replace(/[^a-zA-Z0-9-]/g, '-');
+  return `${attacherFinalizerPrefix}${name}${name.endsWith('-') ? 'X' : ''}`;
 }
 
 /** Labels of a driver name too generic to look for its controller with. */

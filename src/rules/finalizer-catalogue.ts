@@ -9,7 +9,9 @@
  * outside the cluster that would leak). A finalizer not listed here keeps the generic path.
  *
  * Facts only, each from the project's own docs or code (cited per entry); no code is taken from
- * them. Paths are dotted JSON paths into the whole object; `[]` marks a list.
+ * them. Paths are dotted JSON paths into the whole object; `[]` marks a list. The first source of
+ * each entry is the project's own repository and file where the finalizer name is defined (the
+ * evidence quotes it); a fact that could not be found in the project's code says so in `sources`.
  */
 
 /** How one status path is read and said. */
@@ -54,6 +56,16 @@ export interface FinalizerFamily {
   readonly leaks: string;
   /** The way that works when the controller cannot come back in place (its namespace or CRD terminating). */
   readonly withoutController: string;
+  /** The teardown order that avoids the hang next time (said when the controller cannot come back in place). */
+  readonly teardownOrder?: string;
+  /**
+   * Annotation or label keys by which the project marks an object as managed by one of its own
+   * objects, the value starting with that object's name and a `:` or being the name (Argo CD's
+   * tracking id `<app>:<group>/<kind>:<namespace>/<name>`, its instance label `<app>`): a
+   * Terminating namespace marked so by an object of this family that lives in it was deleted by
+   * the project's own cascade, together with the controller that had to finalize it.
+   */
+  readonly managedByMarkers?: readonly string[];
   /** Where these facts come from. */
   readonly sources: readonly string[];
 }
@@ -66,6 +78,7 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
       'resources-finalizer.argocd.argoproj.io',
       'resources-finalizer.argocd.argoproj.io/background',
       'resources-finalizer.argocd.argoproj.io/foreground',
+      'pre-delete-finalizer.argocd.argoproj.io',
       'post-delete-finalizer.argocd.argoproj.io',
     ],
     controller: {
@@ -75,16 +88,21 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
       groups: ['argoproj.io'],
     },
     guards:
-      "the Application's managed resources, which the application controller deletes (cascade) before removing it",
+      "the Application's managed resources, which the application controller deletes (cascade) before removing it (the pre-/post-delete finalizers: the app's PreDelete/PostDelete hooks, run around that deletion)",
     paths: [{ path: 'status.resources[]', kind: 'objects', what: 'managed resource' }],
     leaks:
       'the managed resources are not deleted: they stay as unmanaged leftovers (and an Argo CD brought back would run every pending cascade it finds)',
     withoutController:
       'delete the managed resources listed, confirm they are gone, then remove the finalizer (environment teardown); or remove only the finalizer and keep them as unmanaged leftovers',
+    teardownOrder:
+      'delete the leaf Applications (cascade) and wait until they are gone, then the root app, then Argo CD itself, then its namespace; the namespace Argo CD runs in must never be managed by one of its own apps (annotate it argocd.argoproj.io/sync-options: Delete=false)',
+    managedByMarkers: ['argocd.argoproj.io/tracking-id', 'app.kubernetes.io/instance'],
     sources: [
+      'argoproj/argo-cd pkg/apis/application/v1alpha1/application_defaults.go (ResourcesFinalizerName, Foreground/BackgroundPropagationPolicyFinalizer, PreDeleteFinalizerName, PostDeleteFinalizerName)',
       'https://argo-cd.readthedocs.io/en/stable/user-guide/app_deletion/ (the finalizer, foreground and background variants)',
       'argoproj/argo-cd manifests/crds/application-crd.yaml (status.resources: group, version, kind, namespace, name)',
       'argoproj-labs/argocd-autopilot#99, argoproj/argo-cd#14505 (app-of-apps teardown removes the controller first)',
+      'https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/ (Delete=false keeps a resource when its app is deleted)',
     ],
   },
   {
@@ -116,8 +134,11 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
       'the applied objects are not pruned and a HelmRelease is not uninstalled: its Helm record and objects stay',
     withoutController:
       'delete the objects of the inventory (or uninstall the Helm release with its storage namespace), then remove the finalizer',
+    teardownOrder:
+      'delete the Kustomizations and HelmReleases and wait until they are gone, then the sources, then the Flux controllers and CRDs (flux uninstall does this)',
     sources: [
-      'fluxcd/helm-controller api HelmReleaseFinalizer = "finalizers.fluxcd.io"; fluxcd/kustomize-controller (the same finalizer)',
+      'fluxcd/helm-controller api/v2/helmrelease_types.go (HelmReleaseFinalizer = "finalizers.fluxcd.io"; status.storageNamespace)',
+      'fluxcd/kustomize-controller api/v1/kustomization_types.go (KustomizationFinalizer, the same name) and api/v1/inventory_types.go (status.inventory entries, id <namespace>_<name>_<group>_<kind>)',
       'https://fluxcd.io/flux/components/kustomize/kustomizations/ (status.inventory, spec.prune garbage collection)',
       'fluxcd/flux2 PR #126 (uninstall deletes Kustomizations and sources before the controllers and CRDs)',
     ],
@@ -132,7 +153,7 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
       groups: ['apiextensions.crossplane.io', 'pkg.crossplane.io'],
     },
     guards:
-      'the external resource a managed resource represents (deleted by its provider when deletionPolicy is Delete)',
+      "the external resource a managed resource represents (deleted by its provider when deletionPolicy is Delete); on a composite resource, Crossplane's own clean-up of the XR",
     paths: [
       {
         path: 'metadata.annotations.crossplane\\.io/external-name',
@@ -145,7 +166,8 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     withoutController:
       'delete the external resource where it lives (its external name is listed), then remove the finalizer',
     sources: [
-      'crossplane-runtime pkg/reconciler/managed (finalizer.managedresource.crossplane.io; external-name annotation)',
+      'crossplane/crossplane-runtime pkg/reconciler/managed/reconciler.go (managedFinalizerName = "finalizer.managedresource.crossplane.io", removed by the provider after the external resource is deleted)',
+      'crossplane/crossplane internal/controller/apiextensions/composite/reconciler.go (finalizer = "composite.apiextensions.crossplane.io")',
       'https://docs.crossplane.io/latest/concepts/managed-resources/ (deletionPolicy, crossplane.io/external-name)',
     ],
   },
@@ -153,7 +175,6 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     project: 'Velero',
     finalizers: [
       'restores.velero.io/external-resources-finalizer',
-      'backups.velero.io/external-resources-finalizer',
       'velero.io/data-upload-download-finalizer',
     ],
     controller: {
@@ -168,12 +189,16 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     terminalPhases: ['Completed', 'PartiallyFailed', 'Failed', 'FailedValidation', 'Canceled'],
     leaks:
       'an interrupted transfer may leave snapshots and intermediate PVCs (labelled by Velero), and a Restore its logs and results in the bucket',
+    teardownOrder:
+      'delete backups and restores (or let data movement finish) while Velero runs, then uninstall Velero (velero uninstall), wait until its namespace is gone, and delete the CRDs last',
     withoutController:
       "run Velero's own uninstall when it can still run (it clears these finalizers and waits); once its namespace terminates, remove the finalizers of terminal objects, clean up the intermediate objects (PVCs and VolumeSnapshots labelled by Velero) of in-flight ones, then remove theirs",
     sources: [
-      'vmware-tanzu/velero pkg/controller/data_upload_controller.go (DataUploadDownloadFinalizer = "velero.io/data-upload-download-finalizer")',
+      'vmware-tanzu/velero pkg/controller/data_upload_controller.go (DataUploadDownloadFinalizer = "velero.io/data-upload-download-finalizer", added while the DataUpload is not in a final state and removed once it is: "in final status cr won\'t block the direct delete of the velero namespace")',
+      "vmware-tanzu/velero pkg/cmd/cli/uninstall/uninstall.go (Velero's uninstall removes controller.ExternalResourcesFinalizer from Restores and DataUploadDownloadFinalizer from DataUploads and DataDownloads; no Backup finalizer: the string value of the Restore finalizer was not found in the indexed Velero code, it is the one the S25 report and Velero's users quote)",
       'velero-io/velero#6687, #6802 and PR #6803 (the data-mover finalizer is dropped once the CR reaches a terminal phase)',
       'https://velero.io/docs/main/api-types/ (Restore and DataUpload phases)',
+      'velero-io/velero#3974 and PR #4007 (uninstall now waits for the namespace before deleting the CRDs)',
     ],
   },
   {
@@ -199,8 +224,8 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     withoutController:
       "delete the operator's custom resources while the operator runs, then remove the finalizer",
     sources: [
-      'operator-framework/operator-lifecycle-manager docs (spec.cleanup.enabled puts operatorframework.io/cleanup-apis on the CSV)',
-      'operator-framework/operator-controller internal controllers (olm.operatorframework.io/cleanup-* finalizers)',
+      'operator-framework/operator-controller internal/operator-controller/controllers/clusterextension_controller.go (ClusterExtensionCleanupUnpackCacheFinalizer, ClusterExtensionCleanupContentManagerCacheFinalizer)',
+      "operator-framework/enhancements enhancements/sdk-supports-operands-deletion.md (status provisional: spec.cleanup.enabled would put operatorframework.io/cleanup-apis on the CSV; not found in OLM's code, kept for CSVs that carry it)",
     ],
   },
   {
@@ -225,7 +250,7 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     leaks: 'a presented DNS01 TXT record (or HTTP01 solver) is not cleaned up',
     withoutController: 'remove the presented DNS record by hand, then remove the finalizer',
     sources: [
-      'cert-manager internal/apis feature gate UseDomainQualifiedFinalizer (acme.cert-manager.io/finalizer, formerly finalizer.acme.cert-manager.io)',
+      'cert-manager/cert-manager pkg/controller/acmechallenges/finalizer.go (ACMELegacyFinalizer and ACMEDomainQualifiedFinalizer: the challenge is kept until cert-manager cleans up what it presented); the values finalizer.acme.cert-manager.io and acme.cert-manager.io/finalizer as its sync tests and release notes (PR #7273, the domain-qualified name behind a flag) spell them',
       'https://cert-manager.io/docs/reference/api-docs/ (Challenge status.presented, status.state)',
     ],
   },
@@ -257,7 +282,7 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     withoutController:
       'bring the snapshot controller back (it lives cluster-wide, usually in kube-system); only if it is gone for good, delete the backend snapshot by its handle, then remove the finalizers',
     sources: [
-      'kubernetes-csi/external-snapshotter pkg/utils/util.go (the snapshot.storage.kubernetes.io/* finalizer names)',
+      'kubernetes-csi/external-snapshotter pkg/utils/util.go (VolumeSnapshotContentFinalizer, VolumeSnapshotBoundFinalizer, VolumeSnapshotAsSourceFinalizer, PVCFinalizer)',
       'https://kubernetes.io/docs/concepts/storage/volume-snapshots/ (snapshotHandle, deletionPolicy)',
     ],
   },
@@ -276,8 +301,9 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     withoutController:
       'bring the cloud controller back; only if it is gone for good, delete the load balancer in the cloud by its address, then remove the finalizer',
     sources: [
-      'https://kubernetes.io/docs/concepts/services-networking/service/#garbage-collecting-load-balancers (service.kubernetes.io/load-balancer-cleanup)',
-      'kubernetes-sigs/aws-load-balancer-controller (service.k8s.aws/resources)',
+      'kubernetes/cloud-provider controllers/service/controller.go (adds service.kubernetes.io/load-balancer-cleanup before creating the load balancer, removes it only after EnsureLoadBalancerDeleted; the name is in service/helpers)',
+      'kubernetes-sigs/aws-load-balancer-controller controllers/service/service_controller.go (serviceFinalizer = "service.k8s.aws/resources")',
+      'https://kubernetes.io/docs/concepts/services-networking/service/#garbage-collecting-load-balancers',
     ],
   },
   {
@@ -296,7 +322,7 @@ export const finalizerCatalogue: readonly FinalizerFamily[] = [
     withoutController:
       'reinstall the storage driver and let it detach; only if it is gone for good, remove the finalizer from the VolumeAttachments, then the volumes, and delete the disks by hand',
     sources: [
-      'kubernetes-csi/external-attacher pkg/controller/util.go (GetFinalizerName: external-attacher/<driver>)',
+      'kubernetes-csi/external-attacher pkg/controller/util.go (GetFinalizerName: "external-attacher/" + the driver name with every character but letters, digits and - replaced by -)',
       'longhorn/longhorn#722, rancher/rancher#22829',
     ],
   },

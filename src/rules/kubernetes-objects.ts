@@ -351,6 +351,10 @@ export interface FullObjectTypes {
   readonly volumeattachments: VolumeAttachmentObject;
   readonly validatingadmissionpolicies: ValidatingAdmissionPolicyObject;
   readonly validatingadmissionpolicybindings: ValidatingAdmissionPolicyBindingObject;
+  /** The fields read are the same as a ValidatingAdmissionPolicy's. */
+  readonly mutatingadmissionpolicies: ValidatingAdmissionPolicyObject;
+  /** The fields read are the same as a ValidatingAdmissionPolicyBinding's (no validationActions). */
+  readonly mutatingadmissionpolicybindings: ValidatingAdmissionPolicyBindingObject;
   readonly resourcequotas: ResourceQuotaObject;
   readonly jobs: JobObject;
   readonly cronjobs: CronJobObject;

@@ -41,7 +41,7 @@ import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { findingKey, type Finding } from './findings.js';
-import { paramDenials } from './admission-policy-param-missing.js';
+import { bindingRef, paramDenials } from './admission-policy-param-missing.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
@@ -230,10 +230,7 @@ function deniedByPolicy(
   const add = (key: string, cause: string) => out.set(key, [...(out.get(key) ?? []), cause]);
   // Every held object, whatever its age (now 0): links only reach findings that exist.
   for (const d of paramDenials(inventory, { now: 0, stuckAfterSeconds: 0 })) {
-    const cause = findingKey(
-      'AdmissionPolicyParamMissing',
-      refOfWhole('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', d.binding.metadata),
-    );
+    const cause = findingKey('AdmissionPolicyParamMissing', bindingRef(d));
     for (const o of d.denied) {
       if (o.namespace !== undefined)
         add(

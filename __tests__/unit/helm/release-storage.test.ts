@@ -102,6 +102,17 @@ test('a valid record with a manifest of objects decodes', () => {
   expect(decodeRelease(encoded({ ...valid, manifest }), 'pr-1/sh.helm.release.v1.web.v1').name).toBe('web');
 });
 
+test('the diagnosis (storedElsewhere) accepts a record for another namespace, and only that', () => {
+  // What Flux helm-controller stores in its storage namespace (S28); plan and teardown refuse it.
+  const elsewhere = { ...valid, namespace: 'pr-7' };
+  const secret = 'gitops/sh.helm.release.v1.web.v1';
+  expect(() => decodeRelease(encoded(elsewhere), secret)).toThrow(/names namespace pr-7, but its Secret/);
+  expect(decodeRelease(encoded(elsewhere), secret, { storedElsewhere: true }).namespace).toBe('pr-7');
+  expect(() =>
+    decodeRelease(encoded({ ...elsewhere, name: '--dry-run' }), secret, { storedElsewhere: true }),
+  ).toThrow(/release name is not one Helm allows/);
+});
+
 test('a gzip bomb is refused without inflating it all, and bad JSON is named without quoting it', () => {
   // 40 MiB of zeros inflates past the 32 MiB bound; gzipped it is about 40 KiB.
   const bomb = gzipSync(Buffer.alloc(maxDecodedReleaseBytes + 8 * 1024 * 1024));

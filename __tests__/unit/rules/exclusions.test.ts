@@ -58,6 +58,8 @@ const inventory = buildInventory({
     persistentvolumeclaims: [],
     validatingadmissionpolicies: [],
     validatingadmissionpolicybindings: [],
+    mutatingadmissionpolicies: [],
+    mutatingadmissionpolicybindings: [],
     resourcequotas: [],
     jobs: [],
     cronjobs: [],

@@ -49,10 +49,15 @@ test('the catalogue covers the projects of issue 23, and every entry cites its s
   ]);
   for (const f of finalizerCatalogue) {
     expect(f.sources.length).toBeGreaterThan(0);
+    // The first source (quoted in the evidence) is the project's repository and file.
+    expect(f.sources[0]).toMatch(/^[\w.-]+\/[\w.-]+ [\w./-]+\.(go|md|ya?ml) /);
     expect(f.withoutController).toMatch(/^(bring|delete|reinstall|remove|run) /);
   }
   expect(familyOf('external-attacher/driver-example-io')?.project).toBe('CSI external-attacher');
   expect(familyOf('example.com/cleanup')).toBeUndefined();
+  // Argo CD's pre-delete hook finalizer (application_defaults.go); no Velero Backup finalizer exists.
+  expect(familyOf('pre-delete-finalizer.argocd.argoproj.io')?.project).toBe('Argo CD');
+  expect(familyOf('backups.velero.io/external-resources-finalizer')).toBeUndefined();
 });
 
 test('S25: Velero CRs after Velero is gone: terminal ones are safe and go first, the in-flight one last after the warning', () => {
@@ -136,6 +141,52 @@ test('S24: an Argo CD Application lists the managed resources it guards, with wh
   expect(f.remediation.summary).toContain(
     `Argo CD cannot come back in place, because namespace ${ns} is Terminating`,
   );
+});
+
+/** The data with `annotations` added to namespace `ns` (kept whole by the snapshot). */
+function annotateNamespace(d: InventoryData, ns: string, annotations: Record<string, string>): InventoryData {
+  type Ns = { metadata?: { name?: string; annotations?: Record<string, string> } };
+  const namespaces = (d.full as unknown as { namespaces: Ns[] }).namespaces.map((n) =>
+    n.metadata?.name === ns
+      ? { ...n, metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, ...annotations } } }
+      : n,
+  );
+  return { ...d, full: { ...d.full, namespaces } as unknown as InventoryData['full'] };
+}
+
+test('S24: a Terminating namespace managed by an Application that lives in it: the self-deletion is named, with the teardown order for next time', () => {
+  const { fixture, inventory } = s12();
+  const ns = fixture.names.namespace!;
+  const app = {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    resource: 'applications',
+    ns,
+    finalizer: argo,
+    status: {},
+  };
+  const apps = held(inventory, [
+    { ...app, name: 'bootstrap' },
+    { ...app, name: 'in-cluster' },
+  ]);
+  const tracking = `in-cluster:/Namespace:/${ns}`;
+  const marked = annotateNamespace(apps, ns, { 'argocd.argoproj.io/tracking-id': tracking });
+  const f = group(stuckFinalizerRule.check(buildInventory(marked), replayContext(fixture)), argo);
+  expect(f.evidence).toContain(
+    `namespace ${ns} carries argocd.argoproj.io/tracking-id=${tracking}: it is managed by applications.argoproj.io ` +
+      `${ns}/in-cluster, which lives in it, so Argo CD's own cascade deleted the namespace Argo CD runs in, together ` +
+      'with the controller that had to finalize these objects',
+  );
+  expect(f.remediation.summary).toContain(
+    'Next time: delete the leaf Applications (cascade) and wait until they are gone, then the root app, then Argo CD itself, then its namespace',
+  );
+  // Not marked, or marked by an app that does not live there: no such claim.
+  const unmarked = group(stuckFinalizerRule.check(buildInventory(apps), replayContext(fixture)), argo);
+  const elsewhere = annotateNamespace(apps, ns, {
+    'argocd.argoproj.io/tracking-id': `other:/Namespace:/${ns}`,
+  });
+  const other = group(stuckFinalizerRule.check(buildInventory(elsewhere), replayContext(fixture)), argo);
+  for (const g of [unmarked, other]) expect(g.evidence.join('\n')).not.toContain('own cascade');
 });
 
 test('an unknown finalizer keeps the generic remedy', () => {

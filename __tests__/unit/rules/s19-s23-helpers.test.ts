@@ -8,6 +8,9 @@ test.each([
   ['ebs.csi.aws.com', 'external-attacher/ebs-csi-aws-com'],
   ['rook-ceph.rbd.csi.ceph.com', 'external-attacher/rook-ceph-rbd-csi-ceph-com'],
   ['hostpath.csi.k8s.io', 'external-attacher/hostpath-csi-k8s-io'],
+  // SanitizeDriverName replaces all but [a-zA-Z0-9-], underscores too, and appends X after a trailing -.
+  ['my_driver.example.com', 'external-attacher/my-driver-example-com'],
+  ['driver.example.', 'external-attacher/driver-example-X'],
 ])('attacherFinalizer(%j) = %j (external-attacher SanitizeDriverName)', (driver, finalizer) => {
   expect(attacherFinalizer(driver)).toBe(finalizer);
 });
