@@ -22,7 +22,7 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
-import type { InvalidReleaseRecord } from './rules/rule.js';
+import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
   withCauses,
@@ -163,7 +163,17 @@ interface ScanOptions {
   readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
   /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
   readonly refusals?: readonly RefusedRequest[];
+  /** Objects the teardown found left by Helm hooks, with their releases (HelmLeftover names them). */
+  readonly hookLeftovers?: readonly HookObjectOfRelease[];
 }
+
+/** Pure: an object's reference (apiVersion, kind, namespace, name) without the rest of what a teardown says of it. */
+const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
+  apiVersion: b.apiVersion,
+  kind: b.kind,
+  ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
+  name: b.name,
+});
 
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
@@ -171,12 +181,6 @@ interface ScanOptions {
  * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
-  const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
-    apiVersion: b.apiVersion,
-    kind: b.kind,
-    ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
-    name: b.name,
-  });
   return [
     ...teardown.stages.flatMap((s) => {
       const notUninstalled = s.releases.filter((r) => r.status !== 'uninstalled');
@@ -221,6 +225,7 @@ function scan(
     removedReleases: options.removedReleases ?? [],
     invalidReleaseRecords: options.invalidReleaseRecords ?? [],
     refusals: options.refusals ?? [],
+    hookLeftovers: options.hookLeftovers ?? [],
   });
   const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
   // The environment's findings, plus what causes them and what explains its leftovers, wherever
@@ -427,6 +432,14 @@ function uninstalledReleasesOf(teardown: TeardownResult): { namespace: string; n
     .map((r) => ({ namespace: r.release.split('/')[0]!, name: r.release.split('/')[1]! }));
 }
 
+/** Pure: the objects a teardown found left by Helm hooks, with their releases (`<namespace>/<name>`). */
+function hookObjectsOfReleases(teardown: TeardownResult): HookObjectOfRelease[] {
+  return teardown.hookLeftovers.map((b) => {
+    const [namespace = '', name = ''] = b.release.split('/');
+    return { object: ref(b), release: { namespace, name } };
+  });
+}
+
 /**
  * Pure: a teardown's verdict from the scan afterwards. Clean only when the scan read everything:
  * a resource it could not list (a 503 while etcd stalled, a 403) may hold what the environment left.
@@ -460,6 +473,7 @@ async function provenTeardownBody(
     leftovers: leftoversOf(teardown),
     invalidReleaseRecords: planned.refused,
     refusals: teardown.refusals ?? [],
+    hookLeftovers: hookObjectsOfReleases(teardown),
   };
   const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
   const first = await ports.group('Scanning for leftovers', async () =>

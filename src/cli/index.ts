@@ -149,7 +149,8 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
           `; ${blockerFate(b, deletedNamespacesOf(t))}`,
       );
   }
-  for (const b of t.hookLeftovers) out.push(`  left by a Helm hook: ${objectLabel(b)}`);
+  for (const b of t.hookLeftovers)
+    out.push(`  left by a Helm hook${b.release ? ` of ${b.release}` : ''}: ${objectLabel(b)}`);
   for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors])
     out.push(`  could not check: ${inFlagTerms(e)}`);
   for (const n of t.namespaces) {

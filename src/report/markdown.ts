@@ -212,10 +212,12 @@ function renderNotes(report: Report, notes: readonly RootCause[], face: Face): s
       ? [
           `- Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${hooks
             .map((b) => {
-              if (goneWithNamespace(b, report.teardown!))
-                return `${objectName(b)} (then deleted with its namespace)`;
-              const why = leftoverWhyOf(report)(b);
-              return why ? `${objectName(b)} (${why})` : objectName(b);
+              const of = b.release ? [`a hook of ${codeSpan(b.release)}`] : [];
+              const why = goneWithNamespace(b, report.teardown!)
+                ? 'then deleted with its namespace'
+                : leftoverWhyOf(report)(b);
+              const said = [...of, ...(why ? [why] : [])];
+              return said.length ? `${objectName(b)} (${said.join('; ')})` : objectName(b);
             })
             .join(', ')}.`,
         ]
