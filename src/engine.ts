@@ -30,6 +30,7 @@ import {
   type LeftoverDiagnosis,
 } from './rules/leftover-diagnosis.js';
 import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
+import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown, type TeardownResult } from './teardown/run-teardown.js';
@@ -329,14 +330,19 @@ async function dryRunBody(
   ports: EnginePorts,
 ): Promise<ReportBody> {
   const dryRun = await ports.group('Dry run: what the teardown would delete', async () => {
-    const summary = dryRunOf(
-      planned.plan,
-      planned.resources,
+    const summary = dryRunOf(planned.plan, planned.resources, {
       failedGroupVersions,
-      (group, kind) =>
+      instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
-      settings.uninstallMode,
-    );
+      uninstallMode: settings.uninstallMode,
+      // What the real run's wait would find: a deletion held longer than a stage waits is stuck.
+      outlivesDeletion: deletionForecast(inventory, {
+        now: Date.now(),
+        stuckAfterSeconds: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs) / 1000,
+      }),
+    });
+    for (const s of summary.stages)
+      for (const k of s.skipped) ports.info(`stage ${s.index + 1}: would skip ${k.release}: ${k.reason}`);
     for (const s of summary.stages)
       ports.info(
         `stage ${s.index + 1}: would delete ${s.crdInstances.length} CRD instance(s), uninstall ${s.releases.join(', ')} (${s.objects.length} object(s))`,

@@ -108,8 +108,10 @@ export function text(report: Report): string {
   }
   if (report.dryRun) {
     out.push(`dry run: nothing was deleted; a teardown would delete ${report.dryRun.objectCount} object(s)`);
-    for (const s of report.dryRun.stages)
+    for (const s of report.dryRun.stages) {
+      for (const k of s.skipped ?? []) out.push(`  would skip: ${k.release} (${k.reason})`);
       for (const o of [...s.crdInstances, ...s.objects]) out.push(`  would delete: ${objectLabel(o)}`);
+    }
     for (const n of report.dryRun.namespaces) out.push(`  would delete: namespace ${n}`);
   }
   if (report.teardown) out.push(...textTeardown(report.teardown));

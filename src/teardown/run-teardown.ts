@@ -453,8 +453,12 @@ async function removeWithNamespaces(
   };
 }
 
-/** Why a release must stay (its CRDs' instances are still there or unchecked), or undefined. */
-function strandedReason(
+/**
+ * Pure: why a release must stay (its CRDs' instances are still there or unchecked after step 1
+ * of its stage), or undefined. The one decision of a skip: the real run reads it from the wait's
+ * outcome, the dry run (dry-run.ts) from the snapshot's forecast of that outcome.
+ */
+export function strandedReason(
   facts: ReleaseFacts,
   first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
 ): string | undefined {
