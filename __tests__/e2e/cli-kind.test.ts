@@ -56,7 +56,7 @@ test('--kind-keep true keeps the created cluster', async () => {
     k.env,
   );
   expect(result.exitCode).toBe(0);
-  expect(result.stderr).toContain("kind cluster 'cli-kept' is kept (--kind-keep true)");
+  expect(result.stderr).toContain("kind cluster 'cli-kept' is kept (--kind-keep)");
   expect(k.calls()).not.toContain('delete cluster --name cli-kept');
   expect(k.clusters()).toEqual(['cli-kept']);
 });

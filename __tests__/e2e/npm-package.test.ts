@@ -78,7 +78,7 @@ test('kube-sweep --version prints the version and the commit it was built from',
   // npm pack stamps the package with the commit it is packed from (scripts/stamp-package.mjs).
   const { commit } = buildInfo(repoRoot);
   expect(commit).toMatch(/^[0-9a-f]{40}(\+dirty)?$/);
-  expect(result.stdout).toBe(`${versionLine({ version, commit })}\n`);
+  expect(result.stdout).toBe(versionLine({ version, commit })); // execa strips the final new line
 });
 
 test('kube-sweep --help starts with the three ways to install', async () => {

@@ -43,7 +43,7 @@ test('--version prints the version and the commit', async () => {
   // scripts/sea.mjs stamps the checkout it builds from; a missing stamp or `unknown` fails here.
   const info = buildInfo(repoRoot);
   expect(info.commit).toMatch(/^[0-9a-f]{40}(\+dirty)?$/);
-  expect(result.stdout).toBe(`${versionLine(info)}\n`);
+  expect(result.stdout).toBe(versionLine(info)); // execa strips the final new line
 });
 
 test('scan and plan without Node on PATH: exit codes 0, 1 and 2', async () => {

@@ -58,7 +58,15 @@ test('pages through a resource with limit + continue and keeps every object once
       inventory.stats.resourcesListed + Math.ceil(configmaps / 10) - 1,
     );
     expect(inventory.byNamespace.get(ns)?.length).toBeGreaterThanOrEqual(25);
-    expect(inventory.coverage).toEqual([]);
+    // Tests before this one on the same cluster delete their CRDs: one deleted between discovery
+    // and its list is a true gap (HTTP 404) that kube-sweep must report; any other gap fails.
+    const gaps = [];
+    for (const gap of inventory.coverage) {
+      const crd = gap.resource.split('/')[0]!;
+      if (crd.includes('.') && / 404 /.test(` ${gap.message} `) && !(await servedCrd(crd))) continue;
+      gaps.push(gap);
+    }
+    expect(gaps).toEqual([]);
   } finally {
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
@@ -169,3 +177,17 @@ test('a failing APIService is recorded in the snapshot, not thrown', async () =>
     await waitGone(api, `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
   }
 });
+
+/** Whether the CRD `name` exists and is not being deleted. */
+async function servedCrd(name: string): Promise<boolean> {
+  try {
+    const crd = (await api.request({
+      method: 'GET',
+      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    })) as { metadata?: { deletionTimestamp?: string } };
+    return !crd.metadata?.deletionTimestamp;
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return false;
+    throw error;
+  }
+}
