@@ -243,7 +243,9 @@ test('the CLI takes the token from GITHUB_TOKEN, and without one warns and still
         (s) => (stderr += s),
       ),
     ).toBe(0);
-    expect(stderr).toContain('could not publish to GitHub: no token: --github-token is not given (or set GITHUB_TOKEN)');
+    expect(stderr).toContain(
+      'could not publish to GitHub: no token: --github-token is not given (or set GITHUB_TOKEN)',
+    );
     expect(server.requests).toHaveLength(3);
   } finally {
     for (const [k, v] of Object.entries(saved)) {
