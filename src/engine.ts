@@ -22,7 +22,7 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
-import type { InvalidReleaseRecord } from './rules/rule.js';
+import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
   withCauses,
@@ -30,6 +30,7 @@ import {
   type LeftoverDiagnosis,
 } from './rules/leftover-diagnosis.js';
 import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
+import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown, type TeardownResult } from './teardown/run-teardown.js';
@@ -163,7 +164,17 @@ interface ScanOptions {
   readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
   /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
   readonly refusals?: readonly RefusedRequest[];
+  /** Objects the teardown found left by Helm hooks, with their releases (HelmLeftover names them). */
+  readonly hookLeftovers?: readonly HookObjectOfRelease[];
 }
+
+/** Pure: an object's reference (apiVersion, kind, namespace, name) without the rest of what a teardown says of it. */
+const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
+  apiVersion: b.apiVersion,
+  kind: b.kind,
+  ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
+  name: b.name,
+});
 
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
@@ -171,12 +182,6 @@ interface ScanOptions {
  * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
-  const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
-    apiVersion: b.apiVersion,
-    kind: b.kind,
-    ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
-    name: b.name,
-  });
   return [
     ...teardown.stages.flatMap((s) => {
       const notUninstalled = s.releases.filter((r) => r.status !== 'uninstalled');
@@ -221,6 +226,7 @@ function scan(
     removedReleases: options.removedReleases ?? [],
     invalidReleaseRecords: options.invalidReleaseRecords ?? [],
     refusals: options.refusals ?? [],
+    hookLeftovers: options.hookLeftovers ?? [],
   });
   const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
   // The environment's findings, plus what causes them and what explains its leftovers, wherever
@@ -324,14 +330,19 @@ async function dryRunBody(
   ports: EnginePorts,
 ): Promise<ReportBody> {
   const dryRun = await ports.group('Dry run: what the teardown would delete', async () => {
-    const summary = dryRunOf(
-      planned.plan,
-      planned.resources,
+    const summary = dryRunOf(planned.plan, planned.resources, {
       failedGroupVersions,
-      (group, kind) =>
+      instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
-      settings.uninstallMode,
-    );
+      uninstallMode: settings.uninstallMode,
+      // What the real run's wait would find: a deletion held longer than a stage waits is stuck.
+      outlivesDeletion: deletionForecast(inventory, {
+        now: Date.now(),
+        stuckAfterSeconds: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs) / 1000,
+      }),
+    });
+    for (const s of summary.stages)
+      for (const k of s.skipped) ports.info(`stage ${s.index + 1}: would skip ${k.release}: ${k.reason}`);
     for (const s of summary.stages)
       ports.info(
         `stage ${s.index + 1}: would delete ${s.crdInstances.length} CRD instance(s), uninstall ${s.releases.join(', ')} (${s.objects.length} object(s))`,
@@ -427,6 +438,14 @@ function uninstalledReleasesOf(teardown: TeardownResult): { namespace: string; n
     .map((r) => ({ namespace: r.release.split('/')[0]!, name: r.release.split('/')[1]! }));
 }
 
+/** Pure: the objects a teardown found left by Helm hooks, with their releases (`<namespace>/<name>`). */
+function hookObjectsOfReleases(teardown: TeardownResult): HookObjectOfRelease[] {
+  return teardown.hookLeftovers.map((b) => {
+    const [namespace = '', name = ''] = b.release.split('/');
+    return { object: ref(b), release: { namespace, name } };
+  });
+}
+
 /**
  * Pure: a teardown's verdict from the scan afterwards. Clean only when the scan read everything:
  * a resource it could not list (a 503 while etcd stalled, a 403) may hold what the environment left.
@@ -460,6 +479,7 @@ async function provenTeardownBody(
     leftovers: leftoversOf(teardown),
     invalidReleaseRecords: planned.refused,
     refusals: teardown.refusals ?? [],
+    hookLeftovers: hookObjectsOfReleases(teardown),
   };
   const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
   const first = await ports.group('Scanning for leftovers', async () =>

@@ -108,8 +108,10 @@ export function text(report: Report): string {
   }
   if (report.dryRun) {
     out.push(`dry run: nothing was deleted; a teardown would delete ${report.dryRun.objectCount} object(s)`);
-    for (const s of report.dryRun.stages)
+    for (const s of report.dryRun.stages) {
+      for (const k of s.skipped ?? []) out.push(`  would skip: ${k.release} (${k.reason})`);
       for (const o of [...s.crdInstances, ...s.objects]) out.push(`  would delete: ${objectLabel(o)}`);
+    }
     for (const n of report.dryRun.namespaces) out.push(`  would delete: namespace ${n}`);
   }
   if (report.teardown) out.push(...textTeardown(report.teardown));
@@ -149,7 +151,8 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
           `; ${blockerFate(b, deletedNamespacesOf(t))}`,
       );
   }
-  for (const b of t.hookLeftovers) out.push(`  left by a Helm hook: ${objectLabel(b)}`);
+  for (const b of t.hookLeftovers)
+    out.push(`  left by a Helm hook${b.release ? ` of ${b.release}` : ''}: ${objectLabel(b)}`);
   for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors])
     out.push(`  could not check: ${inFlagTerms(e)}`);
   for (const n of t.namespaces) {

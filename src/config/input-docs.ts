@@ -67,7 +67,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'dry-run': {
     summary: 'Read, plan and check everything, then report what would be deleted.',
     details:
-      'With mode teardown: no create, update, patch or delete request is sent. The verdict is `planned`, never `clean`.',
+      'With mode teardown: no create, update, patch or delete request is sent. It names the releases the teardown would skip, and why: those whose custom resources the snapshot foretells would outlive their deletion. The verdict is `planned`, never `clean`.',
     commands: teardown,
   },
   order: {

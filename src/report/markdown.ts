@@ -7,7 +7,7 @@ import {
   type Verdict,
 } from './report.js';
 import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
-import type { DryRunSummary } from '../teardown/dry-run.js';
+import type { DryRunSkip, DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from '../rules/findings.js';
@@ -212,10 +212,12 @@ function renderNotes(report: Report, notes: readonly RootCause[], face: Face): s
       ? [
           `- Left by Helm hooks (Helm never deletes hook objects without a delete policy): ${hooks
             .map((b) => {
-              if (goneWithNamespace(b, report.teardown!))
-                return `${objectName(b)} (then deleted with its namespace)`;
-              const why = leftoverWhyOf(report)(b);
-              return why ? `${objectName(b)} (${why})` : objectName(b);
+              const of = b.release ? [`a hook of ${codeSpan(b.release)}`] : [];
+              const why = goneWithNamespace(b, report.teardown!)
+                ? 'then deleted with its namespace'
+                : leftoverWhyOf(report)(b);
+              const said = [...of, ...(why ? [why] : [])];
+              return said.length ? `${objectName(b)} (${said.join('; ')})` : objectName(b);
             })
             .join(', ')}.`,
         ]
@@ -472,14 +474,25 @@ function renderDryRun(d: DryRunSummary): string[] {
   ];
   const how = (r: DryRunSummary['stages'][number]['removals'][number]) =>
     `${codeSpan(r.release)} (${r.method === 'namespace' ? 'with its namespace' : `helm uninstall: ${escapeMarkdown(r.reason ?? '')}`})`;
+  const skipped = (k: DryRunSkip) => `${codeSpan(k.release)} (**skipped**: ${escapeMarkdown(k.reason)})`;
   for (const s of d.stages)
     out.push(
-      `| ${s.index + 1} | ${(s.removals ?? []).map(how).join(', ') || s.releases.map(codeSpan).join(', ')} | ${s.crdInstances.length} | ${s.objects.length} |`,
+      `| ${s.index + 1} | ${[...(s.removals ?? []).map(how), ...(s.skipped ?? []).map(skipped)].join(', ') || s.releases.map(codeSpan).join(', ')} | ${s.crdInstances.length} | ${s.objects.length} |`,
     );
   out.push(
     `| — | namespaces: ${d.namespaces.map(codeSpan).join(', ') || '(none)'} | | ${d.namespaces.length} |`,
     '',
   );
+  const skips = d.stages.flatMap((s) => s.skipped ?? []);
+  if (skips.length)
+    out.push(
+      ...skips.map(
+        (k) =>
+          `Would skip ${codeSpan(k.release)}, keeping its namespace, as the teardown decides: ${escapeMarkdown(k.reason)}. ` +
+          `Foreseen to stay: ${k.instances.map((i) => `${objectName(i.object)} (${escapeMarkdown(i.why)})`).join(', ')}.`,
+      ),
+      '',
+    );
   const objects = d.stages.flatMap((s) => [...s.crdInstances, ...s.objects]);
   if (objects.length) {
     out.push('<details><summary>Objects</summary>', '');

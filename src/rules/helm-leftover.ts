@@ -18,8 +18,8 @@ import {
 import { command, deleteObject, getYaml, objectArgs } from './kubectl.js';
 import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
-import type { Rule, RuleContext } from './rule.js';
-import { describeObject, refOf, wasListed } from './snapshot-views.js';
+import type { HookObjectOfRelease, Rule, RuleContext } from './rule.js';
+import { describeObject, objectIdentity, refOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 
@@ -297,6 +297,70 @@ function unattributedHookFinding(o: ObjectMetadata, context: RuleContext): Findi
   );
 }
 
+/** Why the snapshot says the hook's release is gone, or that its uninstall did not finish. */
+function hookReleaseEvidence(
+  history: ReleaseHistory | undefined,
+  inventory: Inventory,
+  relNs: string,
+  relName: string,
+) {
+  if (history && isInstalled(history) && !isStranded(inventory, history))
+    return {
+      gone: false,
+      line:
+        `release ${relNs}/${relName} is still recorded as ${history.current.status} (revision ` +
+        `${history.current.revision}) in Secret ${history.storageNamespace}/${history.current.secret.name}: its uninstall did not finish`,
+    };
+  return { gone: true, line: goneEvidence(history, relNs, relName) };
+}
+
+/**
+ * Pure: the finding for a hook object that this run's teardown found left by a hook of
+ * `release` (`RuleContext.hookLeftovers`), `info` like every hook object: Helm deletes a hook
+ * object only as its hook-delete-policy says, and the chart asked for none that applied.
+ */
+function releaseHookFinding(
+  inventory: Inventory,
+  o: ObjectMetadata,
+  release: HookObjectOfRelease['release'],
+  history: ReleaseHistory | undefined,
+  context: RuleContext,
+): Finding {
+  const { namespace: relNs, name: relName } = release;
+  const hook = o.annotations?.[hookAnnotation] ?? '';
+  const state = hookReleaseEvidence(history, inventory, relNs, relName);
+  return buildFinding(
+    rule,
+    'HelmLeftover',
+    {
+      object: refOf(o),
+      namespaces: [o.namespace, relNs],
+      severity: 'info',
+      message:
+        `Helm leftover (hook): ${describeObject(o)} was made by a ${hook} hook of Helm release ${relNs}/${relName}, ` +
+        (state.gone ? 'which no longer exists' : 'whose uninstall did not finish') +
+        ': hook objects are not deleted with the release unless their hook-delete-policy says so',
+      evidence: [
+        'subtype: hook',
+        `release: ${relNs}/${relName} (the teardown found this object in the release's stored hook manifests; ` +
+          'Helm sets no release annotation on hook objects)',
+        ...[hookAnnotation, 'helm.sh/hook-delete-policy'].flatMap((a) =>
+          o.annotations?.[a] ? [`${a}: ${o.annotations[a]}`] : [],
+        ),
+        state.line,
+        ...(o.creationTimestamp ? [`creationTimestamp: ${o.creationTimestamp}`] : []),
+      ],
+      remediation: {
+        summary:
+          `Delete it once nothing of release ${relNs}/${relName} needs it: Helm never deletes a hook object ` +
+          'whose hook-delete-policy did not apply, and nothing else manages it.',
+        commands: [getYaml(o), '# not needed any more:', deleteCommand(o)],
+      },
+    },
+    context,
+  );
+}
+
 /**
  * helm-leftover: objects (namespaced and cluster-scoped) that carry the
  * `meta.helm.sh/release-name` and `meta.helm.sh/release-namespace` annotations of a release
@@ -305,8 +369,11 @@ function unattributedHookFinding(o: ObjectMetadata, context: RuleContext): Findi
  * namespace is gone (`isStranded`, S28: said as such, never "does not exist"). Subtypes: `crd` (a CustomResourceDefinition, with its instance
  * count per namespace), `hook` (`helm.sh/hook` annotation), `kept`
  * (`helm.sh/resource-policy: keep`, S17), `release-gone` otherwise. Hook objects carry no
- * release marker (Helm 4.3.1 and 3.22.0 set only the hook annotations), so a hook object without
- * one is reported, as `info`, only when its namespace holds no installed release at all.
+ * release marker (Helm 4.3.1 and 3.22.0 set only the hook annotations): one that this run's
+ * teardown found left by a hook of a release it handled (`context.hookLeftovers`) is reported,
+ * as `info`, naming that release, wherever it is (cluster-scoped too); any other hook object
+ * without a marker is reported, as `info`, only when its namespace holds no installed release
+ * at all, and then which release left it cannot be told.
  * `operator-created` (S18, operator-created.ts, `info`): objects outside the release namespace
  * named `<release>-...` after a removed release and labelled managed-by a controller that no
  * longer runs. CRDs
@@ -328,6 +395,9 @@ export const helmLeftoverRule: Rule = {
     const namespacesWithReleases = new Set(installed.map((h) => h.namespace));
     const terminating = terminatingNamespaces(inventory);
     const started = Date.parse(inventory.takenAt);
+    const hookReleases = new Map(
+      (context.hookLeftovers ?? []).map((h) => [objectIdentity(h.object), h.release]),
+    );
     const findings: Finding[] = [];
     const skip = (o: ObjectMetadata) =>
       o.deletionTimestamp !== undefined ||
@@ -342,12 +412,13 @@ export const helmLeftoverRule: Rule = {
         const id = releaseId(namespace, name);
         if (installedIds.has(id)) continue;
         findings.push(leftoverFinding(inventory, o, { namespace, name }, histories.get(id), context));
-      } else if (
-        o.annotations?.[hookAnnotation] &&
-        o.namespace !== undefined &&
-        !namespacesWithReleases.has(o.namespace)
-      ) {
-        findings.push(unattributedHookFinding(o, context));
+      } else if (o.annotations?.[hookAnnotation]) {
+        const release = hookReleases.get(objectIdentity(o));
+        if (release) {
+          const history = histories.get(releaseId(release.namespace, release.name));
+          findings.push(releaseHookFinding(inventory, o, release, history, context));
+        } else if (o.namespace !== undefined && !namespacesWithReleases.has(o.namespace))
+          findings.push(unattributedHookFinding(o, context));
       }
     }
     findings.push(...operatorCreatedLeftovers(inventory, context, skip));

@@ -51,7 +51,7 @@ import { recordLostCauses, recordLostHeld } from './helm-release-record-lost.js'
 import { strandedReleases } from './helm-release-namespace-gone.js';
 import { helmReleaseOf, releaseId } from './helm-releases.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
-import { refOf, waitsForFinalizers } from './snapshot-views.js';
+import { objectIdentity, refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 const apiServiceKey = (name: string) =>
@@ -161,13 +161,8 @@ function conversionKeys(inventory: Inventory, message: string): string[] {
     );
 }
 
-/**
- * `group/kind/namespace/name` of an object, without its version: findings name objects at the
- * version the rule read, other places at the version of a manifest.
- */
-export function objectIdentity(ref: { apiVersion: string; kind: string; namespace?: string; name: string }) {
-  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
-}
+/** `objectIdentity` lives with the snapshot views (rules use it too); re-exported here for the linker's callers. */
+export { objectIdentity };
 
 /** Keys of the findings about the dependents that foreground-deleting owners in the group wait for. */
 function foregroundCauses(

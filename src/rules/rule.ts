@@ -1,5 +1,6 @@
 import type { RefusedRequest } from '../cluster/refusal.js';
 import type { Inventory } from '../inventory/snapshot.js';
+import type { ObjectRef } from '../inventory/types.js';
 import type { Finding } from './findings.js';
 import type { FindingCode } from './codes.js';
 
@@ -33,6 +34,19 @@ export interface RuleContext {
    * as the run recorded them (rules/deletion-refused.ts). Default: none.
    */
   readonly refusals?: readonly RefusedRequest[];
+  /**
+   * Objects that Helm hooks of the releases this run's teardown handled made and nobody deleted,
+   * each with that release (the teardown's `hookLeftovers`: it read the releases' stored hook
+   * manifests). Helm sets no release annotation on hook objects, so nothing else can name their
+   * release. Default: none.
+   */
+  readonly hookLeftovers?: readonly HookObjectOfRelease[];
+}
+
+/** An object a Helm hook of `release` made, as the teardown found it. */
+export interface HookObjectOfRelease {
+  readonly object: ObjectRef;
+  readonly release: { readonly namespace: string; readonly name: string };
 }
 
 /** A Helm release Secret whose record kube-sweep refused to use, and why. */

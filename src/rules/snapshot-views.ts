@@ -99,3 +99,11 @@ export function capLines(lines: readonly string[], max = 25): string[] {
   if (lines.length <= max) return [...lines];
   return [...lines.slice(0, max), `… and ${lines.length - max} more`];
 }
+
+/**
+ * `group/kind/namespace/name` of an object, without its version: findings name objects at the
+ * version the rule read, other places at the version of a manifest.
+ */
+export function objectIdentity(ref: { apiVersion: string; kind: string; namespace?: string; name: string }) {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+}

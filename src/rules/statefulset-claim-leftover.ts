@@ -37,10 +37,38 @@ export function claimNameParts(name: string): ClaimNameParts[] {
   return parts;
 }
 
+/** Pure: whether `value`'s words (split at `-`, `.`, `_`) appear, in order and contiguous, among `name`'s. */
+function namesWords(value: string, name: string): boolean {
+  const words = name.toLowerCase().split(/[-._]/);
+  const wanted = value.toLowerCase().split(/[-._]/);
+  if (wanted.some((w) => w === '')) return false;
+  for (let i = 0; i + wanted.length <= words.length; i++)
+    if (wanted.every((w, j) => words[i + j] === w)) return true;
+  return false;
+}
+
+/**
+ * Pure: the claim's label that names StatefulSet `statefulSet` (its value's words are words of
+ * the StatefulSet's name: `app.kubernetes.io/name=pg` for `pg`, `app.kubernetes.io/instance=my`
+ * for `my-postgresql`), as `key=value`, or undefined. The StatefulSet controller copies its
+ * selector's labels onto the claims it makes (pkg/controller/statefulset/stateful_set_utils.go
+ * getPersistentVolumeClaims), and a selector picks out the StatefulSet's own pods, so a claim it
+ * made carries a label naming it; a hand-made `backup-volume-2` labelled `app=backup` does not.
+ */
+export function labelNamingStatefulSet(
+  labels: Readonly<Record<string, string>>,
+  statefulSet: string,
+): string | undefined {
+  const found = Object.entries(labels)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .find(([, value]) => value !== '' && namesWords(value, statefulSet));
+  return found ? `${found[0]}=${found[1]}` : undefined;
+}
+
 function claimFinding(
   meta: ObjectMetadata,
   claim: PersistentVolumeClaimObject,
-  parts: ClaimNameParts,
+  parts: ClaimNameParts & { readonly label: string },
   releaseLine: string | undefined,
   inventory: Inventory,
   context: RuleContext,
@@ -68,6 +96,7 @@ function claimFinding(
         `StatefulSet ${parts.statefulSet} in ${ns} mounts again`,
       evidence: [
         `name: <template>-<statefulset>-<ordinal> = ${parts.template}-${parts.statefulSet}-${parts.ordinal}; no StatefulSet ${parts.statefulSet} (nor any other name this one splits into) in namespace ${ns}`,
+        `label ${parts.label} names StatefulSet ${parts.statefulSet}: the StatefulSet controller copies its selector's labels onto the claims it makes`,
         'no ownerReferences: the StatefulSet had no persistentVolumeClaimRetentionPolicy.whenDeleted: Delete, so neither Helm nor the garbage collector removes it',
         `size: ${size}; phase: ${phase}; volume: ${volumeName ? `${volumeName}${reclaim ? ` (reclaimPolicy ${reclaim})` : ''}` : '(none bound)'}`,
         `labels: ${labels.join(', ')}`,
@@ -173,9 +202,11 @@ function retainedClaims(inventory: Inventory, context: RuleContext): Finding[] {
 
 /**
  * statefulset-claim-leftover (scenario S22): a PersistentVolumeClaim named
- * `<template>-<statefulset>-<ordinal>` (`claimNameParts`) that carries labels (the StatefulSet
- * controller copies its selector's labels onto the claims it makes), has no ownerReferences and
- * is not being deleted, while no StatefulSet of any name it splits into exists in its namespace.
+ * `<template>-<statefulset>-<ordinal>` (`claimNameParts`) that carries a label naming that
+ * StatefulSet (`labelNamingStatefulSet`: the StatefulSet controller copies its selector's labels
+ * onto the claims it makes), has no ownerReferences and is not being deleted, while no
+ * StatefulSet of any name it splits into exists in its namespace. A labelled claim whose labels
+ * name no such StatefulSet (a hand-made `backup-volume-2`, `app=backup`) is not reported.
  * The StatefulSet controller creates these claims, not Helm: they carry no Helm annotations, and
  * unless `persistentVolumeClaimRetentionPolicy.whenDeleted: Delete` they outlive the StatefulSet
  * (helm/charts#19867, bitnami/charts#5199). Evidence: size, phase, bound volume and its reclaim
@@ -204,8 +235,14 @@ export const statefulSetClaimLeftoverRule: Rule = {
     for (const claim of fullObjectsOf(inventory, 'persistentvolumeclaims')) {
       const meta = inventory.byUid.get(claim.metadata?.uid ?? '');
       if (!meta || meta.deletionTimestamp || meta.ownerReferences?.length || !meta.labels) continue;
-      const parts = claimNameParts(meta.name);
-      if (parts.length === 0 || parts.some((p) => sets.has(`${meta.namespace}/${p.statefulSet}`))) continue;
+      const splits = claimNameParts(meta.name);
+      if (splits.some((p) => sets.has(`${meta.namespace}/${p.statefulSet}`))) continue;
+      // The evidence that a StatefulSet made it: a label naming the StatefulSet of a split.
+      const parts = splits.flatMap((p) => {
+        const label = labelNamingStatefulSet(meta.labels ?? {}, p.statefulSet);
+        return label ? [{ ...p, label }] : [];
+      });
+      if (parts.length === 0) continue;
       const label = releaseLabels.find((l) => meta.labels?.[l]);
       const release = label ? meta.labels[label] : undefined;
       const releaseLine =

@@ -1,25 +1,41 @@
-import type { ObjectRef } from '../inventory/types.js';
-import type { TeardownPlan } from '../plan/build-plan.js';
+import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
+import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
+import type { ReleaseFacts } from '../plan/release-facts.js';
 import { isProtected, isProtectedNamespace, nameProtectionOnly } from '../plan/protected-namespaces.js';
 import { planNamespaceRemovals, type NamespaceRemoval } from './remove-with-namespace.js';
 import type { ResourceIndex } from './resource-index.js';
-import { lastStageTouching, objectsToAwait } from './run-teardown.js';
+import type { Blocker } from './wait-gone.js';
+import { lastStageTouching, objectsToAwait, strandedReason } from './run-teardown.js';
 import { Inputs, inputSet } from '../config/inputs.js';
 
 /** An object a teardown would delete (or leave on purpose). */
 export type DryRunObject = ObjectRef;
 
+/** A release the teardown would skip, why, and the custom resources foreseen to hold it. */
+export interface DryRunSkip {
+  readonly release: string;
+  /** What the real run would say (`strandedReason`, the decision it makes). */
+  readonly reason: string;
+  /** The instances of its CRDs foreseen to outlive their deletion, each with the snapshot's reason. */
+  readonly instances: readonly { readonly object: DryRunObject; readonly why: string }[];
+}
+
 /** What one stage of the teardown would do. */
 export interface DryRunStage {
   readonly index: number;
-  /** Releases the stage would remove (keys `namespace/name`). */
+  /** Releases the stage would remove (keys `namespace/name`); the skipped ones are in `skipped`. */
   readonly releases: readonly string[];
   /**
    * How each release would be removed (`uninstall-mode`): `namespace`, with the namespaces the
-   * stage's end deletes, or `helm` (`helm uninstall`), with why not by namespace. A release
-   * whose custom resources are still there when its stage comes is skipped instead.
+   * stage's end deletes, or `helm` (`helm uninstall`), with why not by namespace.
    */
   readonly removals: readonly { release: string; method: 'helm' | 'namespace'; reason?: string }[];
+  /**
+   * Releases the stage would not uninstall: instances of their CRDs that the snapshot foretells
+   * would still be there after their wait (`outlivesDeletion`). Their objects are not deleted
+   * and their namespace is kept, as in the real run.
+   */
+  readonly skipped: readonly DryRunSkip[];
   /** Instances of the stage's CRDs in the scoped namespaces, deleted first (from the snapshot). */
   readonly crdInstances: readonly DryRunObject[];
   /** Objects of the releases' manifests that go with the uninstall. */
@@ -31,10 +47,24 @@ export interface DryRunStage {
 /** `dry-run: true` with `mode: teardown`: what the teardown would delete, and that it deleted nothing. */
 export interface DryRunSummary {
   readonly stages: readonly DryRunStage[];
-  /** Namespaces that would be deleted after the last stage (never a protected one). */
+  /** Namespaces that would be deleted (never a protected one, nor the namespace of a skipped release). */
   readonly namespaces: readonly string[];
   /** Total objects named above (CRD instances, manifest objects and namespaces; kept ones excluded). */
   readonly objectCount: number;
+}
+
+/** What the dry run reads besides the plan and the resource index. */
+export interface DryRunInputs {
+  /** Group-versions whose discovery failed in the inventory (their objects cannot be checked). */
+  readonly failedGroupVersions: ReadonlySet<string>;
+  /** The snapshot's objects of a kind of a group (a CRD's instances). */
+  readonly instancesOf: (group: string, kind: string) => readonly ObjectMetadata[];
+  readonly uninstallMode?: 'auto' | 'helm';
+  /**
+   * Why deleting an object would not end within the wait (rules/deletion-forecast.ts), or
+   * undefined. Absent: every instance is foreseen to go, and no release is skipped.
+   */
+  readonly outlivesDeletion?: (o: ObjectMetadata) => string | undefined;
 }
 
 const byName = (a: DryRunObject, b: DryRunObject) =>
@@ -42,58 +72,109 @@ const byName = (a: DryRunObject, b: DryRunObject) =>
   (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
   a.name.localeCompare(b.name);
 
-/**
- * Pure: what `runTeardown` would delete for this plan, read from the plan and the snapshot
- * (no request): per stage the CRD instances in scope (`instancesOf`, the snapshot's objects
- * of that kind), the releases and their manifests' objects (`objectsToAwait`, the same
- * selection the real wait uses), then the namespaces (protected ones left out, as
- * `runTeardown` does).
- */
-export function dryRunOf(
-  plan: TeardownPlan,
-  resources: ResourceIndex,
-  failedGroupVersions: ReadonlySet<string>,
-  instancesOf: (group: string, kind: string) => readonly { namespace?: string; name: string }[],
-  uninstallMode: 'auto' | 'helm' = 'auto',
-): DryRunSummary {
-  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
-  const scoped = new Set(plan.scope.namespaces);
-  const planned = plannedRemovals(plan, resources, uninstallMode);
-  const removalsOf = (releases: readonly string[]): DryRunStage['removals'] =>
-    releases.map((release) => {
-      const r = planned.get(release)!;
-      return r.ok ? { release, method: 'namespace' } : { release, method: 'helm', reason: r.reason };
-    });
-  const stages = plan.stages.map((stage): DryRunStage => {
-    const crdInstances = stage.crdInstancesFirst
-      .filter((crd) => crd.namespaced)
-      .flatMap((crd) =>
-        instancesOf(crd.group, crd.kind)
-          .filter((i) => i.namespace !== undefined && scoped.has(i.namespace))
-          .map((i) => ({
+/** Pure: the instances in scope of the stage's namespaced CRDs, with what the forecast says of each. */
+function stageInstances(stage: PlannedStage, scoped: ReadonlySet<string>, inputs: DryRunInputs) {
+  return stage.crdInstancesFirst
+    .filter((crd) => crd.namespaced)
+    .map((crd) => ({
+      crd,
+      instances: inputs
+        .instancesOf(crd.group, crd.kind)
+        .filter((i) => i.namespace !== undefined && scoped.has(i.namespace))
+        .map((i) => {
+          const object = {
             apiVersion: `${crd.group}/${crd.versions[0] ?? ''}`,
             kind: crd.kind,
             namespace: i.namespace!,
             name: i.name,
-          })),
-      );
+          };
+          const blocker: Blocker = {
+            ...object,
+            finalizers: i.finalizers ?? [],
+            ...(i.deletionTimestamp ? { deletionTimestamp: i.deletionTimestamp } : {}),
+          };
+          return { object, blocker, why: inputs.outlivesDeletion?.(i) };
+        }),
+    }));
+}
+
+/**
+ * Pure: the releases of the stage the real run would skip, by key: `strandedReason` (the real
+ * run's decision) over the foreseen outcome of step 1, the instances the forecast says stay.
+ */
+function foreseenSkips(
+  stage: PlannedStage,
+  byKey: ReadonlyMap<string, ReleaseFacts>,
+  instances: ReturnType<typeof stageInstances>,
+  scope: readonly string[],
+): Map<string, DryRunSkip> {
+  const staying = instances.map(({ crd, instances: all }) => ({
+    crd: crd.name,
+    stay: all.filter((i) => i.why !== undefined),
+  }));
+  const foreseen = {
+    crdInstances: staying.map((x) => ({
+      crd: x.crd,
+      namespaces: scope,
+      remaining: x.stay.map((i) => i.blocker),
+    })),
+    unchecked: new Set<string>(),
+  };
+  const skips = new Map<string, DryRunSkip>();
+  for (const key of stage.releases) {
+    const facts = byKey.get(key)!;
+    const reason = strandedReason(facts, foreseen);
+    if (!reason) continue;
+    const held = staying
+      .filter((x) => facts.crds.some((crd) => crd.name === x.crd))
+      .flatMap((x) => x.stay.map((i) => ({ object: i.object, why: i.why! })));
+    skips.set(key, { release: key, reason, instances: held });
+  }
+  return skips;
+}
+
+/**
+ * Pure: what `runTeardown` would do for this plan, read from the plan and the snapshot (no
+ * request): per stage the CRD instances in scope (the snapshot's objects of that kind), the
+ * releases it would skip (`strandedReason`, the real run's decision, over the instances that
+ * `outlivesDeletion` foretells would still be there after their wait), the other releases and
+ * their manifests' objects (`objectsToAwait`, the same selection the real wait uses), then the
+ * namespaces (protected ones and those of skipped releases left out, as `runTeardown` does).
+ */
+export function dryRunOf(plan: TeardownPlan, resources: ResourceIndex, inputs: DryRunInputs): DryRunSummary {
+  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const scoped = new Set(plan.scope.namespaces);
+  const instances = new Map(plan.stages.map((s) => [s.index, stageInstances(s, scoped, inputs)]));
+  const skips = new Map(
+    plan.stages.flatMap((s) => [...foreseenSkips(s, byKey, instances.get(s.index)!, plan.scope.namespaces)]),
+  );
+  const planned = plannedRemovals(plan, resources, inputs.uninstallMode ?? 'auto', new Set(skips.keys()));
+  const stages = plan.stages.map((stage): DryRunStage => {
+    const removed = stage.releases.filter((k) => !skips.has(k));
     const objects: DryRunObject[] = [];
     const kept: DryRunObject[] = [];
-    for (const key of stage.releases) {
-      const o = objectsToAwait(byKey.get(key)!, resources, failedGroupVersions);
+    for (const key of removed) {
+      const o = objectsToAwait(byKey.get(key)!, resources, inputs.failedGroupVersions);
       objects.push(...o.awaited.map(({ address: _address, ...ref }) => ref));
       kept.push(...o.kept);
     }
     return {
       index: stage.index,
-      releases: stage.releases,
-      removals: removalsOf(stage.releases),
-      crdInstances: crdInstances.sort(byName),
+      releases: removed,
+      removals: removed.map((release) => {
+        const r = planned.get(release)!;
+        return r.ok ? { release, method: 'namespace' } : { release, method: 'helm', reason: r.reason };
+      }),
+      skipped: stage.releases.flatMap((k) => (skips.has(k) ? [skips.get(k)!] : [])),
+      crdInstances: instances
+        .get(stage.index)!
+        .flatMap((x) => x.instances.map((i) => i.object))
+        .sort(byName),
       objects: objects.sort(byName),
       kept: kept.sort(byName),
     };
   });
-  const namespaces = namespacesDeleted(plan);
+  const namespaces = namespacesDeleted(plan, keptFor(skips.keys(), byKey));
   return {
     stages,
     namespaces,
@@ -101,22 +182,34 @@ export function dryRunOf(
   };
 }
 
-/** Pure: the plan's namespaces to delete, protected ones left out (as `runTeardown` leaves them). */
-export function namespacesDeleted(plan: TeardownPlan): string[] {
-  const protection = plan.scope.protection ?? nameProtectionOnly;
-  return plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n) && !isProtected(n, protection));
+/** Pure: the namespaces the real run keeps for releases it does not uninstall (their home namespace). */
+function keptFor(releases: Iterable<string>, byKey: ReadonlyMap<string, ReleaseFacts>): Set<string> {
+  return new Set([...releases].map((k) => byKey.get(k)!.release.namespace));
 }
 
 /**
- * Pure: how `runTeardown` would remove each release of the plan when nothing is skipped, by
- * release key: `ok` with the namespaces and the objects kube-sweep deletes itself
- * (`removalWithNamespaces`), or `ok: false` with why Helm does it (`uninstall-mode: helm`
- * gives that reason to every release).
+ * Pure: the plan's namespaces to delete, protected ones left out (as `runTeardown` leaves them),
+ * and `kept` ones (the namespaces of releases that would not be uninstalled).
+ */
+export function namespacesDeleted(plan: TeardownPlan, kept: ReadonlySet<string> = new Set()): string[] {
+  const protection = plan.scope.protection ?? nameProtectionOnly;
+  return plan.namespacesToDelete.filter(
+    (n) => !isProtectedNamespace(n) && !isProtected(n, protection) && !kept.has(n),
+  );
+}
+
+/**
+ * Pure: how `runTeardown` would remove each release of the plan, by release key: `ok` with the
+ * namespaces and the objects kube-sweep deletes itself (`removalWithNamespaces`), or `ok: false`
+ * with why Helm does it (`uninstall-mode: helm` gives that reason to every release). `stays`:
+ * the releases it would skip (default none): as in the real run, they keep their namespace
+ * and the releases beside them there go through Helm.
  */
 export function plannedRemovals(
   plan: TeardownPlan,
   resources: ResourceIndex,
   uninstallMode: 'auto' | 'helm',
+  stays: ReadonlySet<string> = new Set(),
 ): Map<string, NamespaceRemoval> {
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
   const out = new Map<string, NamespaceRemoval>();
@@ -138,7 +231,7 @@ export function plannedRemovals(
       touching,
       new Set(touching.keys()),
       resources,
-      new Set(),
+      new Set(stage.releases.filter((k) => stays.has(k))),
       plan.scope.protection,
     );
     for (const [key, removal] of removals) out.set(key, removal);

@@ -85,6 +85,16 @@ export interface StageResult {
   readonly stepsMs: { readonly crdInstances: number; readonly uninstall: number; readonly wait: number };
 }
 
+/**
+ * An object a Helm hook made that is still there, with the release whose hook made it: Helm
+ * sets no release annotation on hook objects, so only the teardown, which read the release's
+ * stored hook manifests, can name it.
+ */
+export interface HookLeftover extends Blocker {
+  /** The release (`<namespace>/<name>`) whose stored hook manifest holds the object. */
+  readonly release: string;
+}
+
 /** Result of a teardown; `leftovers` when anything remains or failed. */
 export interface TeardownResult {
   readonly stages: readonly StageResult[];
@@ -96,7 +106,7 @@ export interface TeardownResult {
    * namespaced one then goes with its namespace: report.ts `goneWithNamespace`), and after the
    * stages for the rest.
    */
-  readonly hookLeftovers: readonly Blocker[];
+  readonly hookLeftovers: readonly HookLeftover[];
   /** Checks after the stages that failed (e.g. looking for the hooks' objects): not verified. */
   readonly errors: readonly string[];
   /**
@@ -443,8 +453,12 @@ async function removeWithNamespaces(
   };
 }
 
-/** Why a release must stay (its CRDs' instances are still there or unchecked), or undefined. */
-function strandedReason(
+/**
+ * Pure: why a release must stay (its CRDs' instances are still there or unchecked after step 1
+ * of its stage), or undefined. The one decision of a skip: the real run reads it from the wait's
+ * outcome, the dry run (dry-run.ts) from the snapshot's forecast of that outcome.
+ */
+export function strandedReason(
   facts: ReleaseFacts,
   first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
 ): string | undefined {
@@ -585,7 +599,9 @@ async function awaitStageObjects(stage: PlannedStage, c: StageContext, releases:
 
 /**
  * The objects that the releases' Helm hooks created and that are still there (Helm never
- * deletes a hook object without a delete policy). A request that fails is added to `errors`.
+ * deletes a hook object without a delete policy), each with the release whose hook made it
+ * (the first, should two releases' hooks name the same object). A request that fails is added
+ * to `errors`.
  * @throws ClusterAccessError when the cluster stops answering
  */
 async function findHookLeftovers(
@@ -593,14 +609,24 @@ async function findHookLeftovers(
   ports: TeardownPorts,
   clock: Clock,
   errors: string[],
-): Promise<Blocker[]> {
-  const hooks = releases.flatMap((r) => hookObjects(r, ports.resources));
+): Promise<HookLeftover[]> {
+  const releaseOf = new Map<string, string>();
+  const hooks = releases.flatMap((r) =>
+    hookObjects(r, ports.resources).map((o) => {
+      if (!releaseOf.has(hookId(o))) releaseOf.set(hookId(o), r.key);
+      return o;
+    }),
+  );
   if (hooks.length === 0) return [];
   try {
     const left = await waitUntilGone(ports.api, hooks, { timeoutMs: 0, clock });
-    for (const b of left)
-      ports.log(`left by a Helm hook: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
-    return left;
+    return left.map((b) => {
+      const release = releaseOf.get(hookId(b)) ?? '';
+      ports.log(
+        `left by a Helm hook of ${release}: ${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`,
+      );
+      return { ...b, release };
+    });
   } catch (error) {
     if ((error as Error)?.name === 'ClusterAccessError') throw error;
     const message = `checking for objects left by Helm hooks: ${describeError(error)}`;
@@ -609,6 +635,10 @@ async function findHookLeftovers(
     return [];
   }
 }
+
+/** Pure: one object's identity among hook objects (apiVersion, kind, namespace, name). */
+const hookId = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) =>
+  `${b.apiVersion}/${b.kind}/${b.namespace ?? ''}/${b.name}`;
 
 /**
  * Empties the namespaces of `deletion` whose DELETE was accepted (`deleteNamespaceContent`); a
@@ -651,7 +681,7 @@ function namespaceScheduler(
   const done = new Set<string>(); // releases with an outcome
   const keepFor = new Map<string, string>();
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
-  const hookLeftovers: Blocker[] = [];
+  const hookLeftovers: HookLeftover[] = [];
   const hookErrors: string[] = [];
   const protection = plan.scope.protection ?? nameProtectionOnly;
   const guarded = (n: string) => isProtected(n, protection);
@@ -887,9 +917,8 @@ async function tearDown(
   const later = await ports.group('Checking for objects left by Helm hooks', () =>
     findHookLeftovers(plan.releases, ports, clock, errors),
   );
-  const id = (b: Blocker) => `${b.apiVersion}/${b.kind}/${b.namespace ?? ''}/${b.name}`;
-  const seen = new Set(namespaces.hookLeftovers.map(id));
-  const hookLeftovers = [...namespaces.hookLeftovers, ...later.filter((b) => !seen.has(id(b)))];
+  const seen = new Set(namespaces.hookLeftovers.map(hookId));
+  const hookLeftovers = [...namespaces.hookLeftovers, ...later.filter((b) => !seen.has(hookId(b)))];
   return {
     stages,
     namespaces: outcomes,

@@ -10,7 +10,7 @@ import { findingKey } from '../../../src/rules/findings.js';
 import { recordLostSubject } from '../../../src/rules/helm-release-record-lost.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
 import { clusterEnv, helm, uniqueName } from '../support/cluster.js';
-import { helm4 } from '../support/widgets.js';
+import { chart as chartPath, helm4 } from '../support/widgets.js';
 import { releaseStatus, summarize, writeChart } from './support/helm.js';
 import {
   adminApiForSuite,
@@ -126,3 +126,48 @@ test.each(['helm4', 'helm3'] as const)(
     }
   },
 );
+
+test('clean: no HelmReleaseRecordLost while the record exists, nor for objects of a gone release that nothing holds', async () => {
+  const api = suiteApi();
+  const id = uniqueName('rules-s21-clean');
+  const releaseNs = `${id}-rel`;
+  const stackNs = `${id}-stack-ns`;
+  const keptNs = `${id}-kept`;
+  const finalizer = `${id}.io/hold`;
+  const chart = stackChart();
+  try {
+    // 1. The record is there (deployed) while its ConfigMap is held in deletion by a finalizer:
+    //    a stuck deletion, not a lost record.
+    const install = await helm4([
+      'install', id, chart.path, '-n', releaseNs, '--create-namespace',
+      '--set-string', `ns=${stackNs}`, '--set-string', `finalizer=${finalizer}`,
+    ]); // prettier-ignore
+    expect(install.exitCode).toBe(0);
+    await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${stackNs}/configmaps/cfg` });
+    // 2. A release uninstalled cleanly whose kept ConfigMap stays, not being deleted: a
+    //    HelmLeftover (kept), and no lost record, since nothing of it is held in deletion.
+    expect(
+      (await helm4(['install', 'keepy', chartPath('keepy'), '-n', keptNs, '--create-namespace'])).exitCode,
+    ).toBe(0);
+    expect((await helm4(['uninstall', 'keepy', '-n', keptNs])).exitCode).toBe(0);
+    expect(await releaseStatus(api, keptNs, 'keepy')).toBeUndefined();
+
+    const inventory = await snapshot(api);
+    const held = inventory.objects.find((o) => o.namespace === stackNs && o.name === 'cfg');
+    expect(held?.deletionTimestamp).toBeDefined();
+    expect(inventory.objects.some((o) => o.namespace === keptNs && o.name === 'state')).toBe(true);
+    // Stuck at once (threshold 0): only the record decides.
+    const mine = findingsAbout(findingsOf(inventory, [releaseNs, stackNs, keptNs]), [id]);
+    expect(mine.filter((f) => f.code === 'HelmReleaseRecordLost')).toEqual([]);
+    expect(summarize(mine.filter((f) => f.code === 'HelmLeftover'))).toEqual([
+      ['HelmLeftover', 'info', 'ConfigMap', `${keptNs}/state`, 'environment'],
+    ]);
+  } finally {
+    chart.remove();
+    await removeFinalizers(api, `/api/v1/namespaces/${stackNs}/configmaps/cfg`);
+    await helm4(['uninstall', id, '-n', releaseNs]);
+    await deleteNamespaceAndWait(api, stackNs);
+    await deleteNamespaceAndWait(api, releaseNs);
+    await deleteNamespaceAndWait(api, keptNs);
+  }
+});

@@ -10,7 +10,7 @@
  */
 import { defaultRuleSettings, runRules } from '../../../src/rules/index.js';
 import { statefulSetClaimLeftoverRule } from '../../../src/rules/statefulset-claim-leftover.js';
-import { uniqueName, waitGone } from '../support/cluster.js';
+import { createNamespace, uniqueName, waitGone } from '../support/cluster.js';
 import { helm4Ok, summarize, writeChart } from './support/helm.js';
 import {
   adminApiForSuite,
@@ -22,6 +22,7 @@ import {
   snapshot,
   claimPath,
   createKeptAndOwnedStatefulSets,
+  createObject,
   statefulSet,
   waitForClaim,
 } from './support/scenario.js';
@@ -102,6 +103,35 @@ test('clean: the claims of a StatefulSet that exists are never leftovers; a kept
         .filter((f) => f.object.namespace === ns || !f.object.namespace?.startsWith('rules-'))
         .map((f) => [f.code, f.severity, f.object.kind, f.object.name]),
     ).toEqual([['StatefulSetClaimsRetained', 'info', 'StatefulSet', 'web-db']]);
+  } finally {
+    await deleteNamespaceAndWait(api, ns);
+  }
+});
+
+test('clean: a hand-made claim named like a StatefulSet claim (backup-volume-2), labelled, is no leftover', async () => {
+  const api = suiteApi();
+  const ns = uniqueName('rules-s22-hand');
+  try {
+    await createNamespace(api, ns);
+    // Named <a>-<b>-<n>, labelled, no owner, and no StatefulSet "volume": but no label names one.
+    await createObject(api, `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'backup-volume-2', labels: { app: 'backup', tier: 'storage' } },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: '',
+        resources: { requests: { storage: '1Gi' } },
+      },
+    });
+    const inventory = await snapshot(api);
+    expect(inventory.objects.some((o) => o.namespace === ns && o.name === 'backup-volume-2')).toBe(true);
+    const findings = runRules(
+      inventory,
+      { ...scenarioContext([ns]), stuckAfterSeconds: defaultRuleSettings.stuckAfterSeconds },
+      [statefulSetClaimLeftoverRule],
+    );
+    expect(findings.filter((f) => f.object.namespace === ns)).toEqual([]);
   } finally {
     await deleteNamespaceAndWait(api, ns);
   }

@@ -284,3 +284,88 @@ test('a healthy environment still ends clean, with no finding and no leftover', 
     await deleteNamespaceEventually(api, ns);
   }
 });
+
+test("the demo's hook ClusterRole: the leftover is explained by HelmLeftover (hook), which names its release", async () => {
+  const api = suiteApi();
+  const id = uniqueName('diag-hk');
+  const ns = `${id}-extras`;
+  const role = `${ns}-hook-role`;
+  // The demo's hooks release (scripts/demo-env.sh broken): post-install hook objects, a
+  // ClusterRole and a ConfigMap, which Helm never deletes.
+  const r = await helm4(['install', 'hooks', chart('hookcr'), '-n', ns, '--create-namespace']);
+  expect(r.exitCode).toBe(0);
+  try {
+    const { report, summary } = await runAction({ mode: 'teardown', namespaces: `${id}-*` });
+    expect(report.verdict).toBe('leftovers');
+    expect(report.teardown!.hookLeftovers).toContainEqual(
+      expect.objectContaining({ kind: 'ClusterRole', name: role, release: `${ns}/hooks` }),
+    );
+    const { d, rootCauses } = diagnosisOf(report, 'ClusterRole', role);
+    expect(d).toMatchObject({ source: 'hook', reason: 'still there and not being deleted' });
+    expect(rootCauses).toHaveLength(1);
+    expect(rootCauses[0]).toMatchObject({
+      code: 'HelmLeftover',
+      severity: 'info',
+      object: { kind: 'ClusterRole', name: role },
+    });
+    expect(rootCauses[0]!.message).toBe(
+      `Helm leftover (hook): clusterroles.rbac.authorization.k8s.io ${role} was made by a post-install hook of ` +
+        `Helm release ${ns}/hooks, which no longer exists: hook objects are not deleted with the release unless ` +
+        'their hook-delete-policy says so',
+    );
+    expect(summary).not.toContain('no finding explains it');
+    expect(summary).toContain(
+      `\`ClusterRole ${role}\` (a hook of \`${ns}/hooks\`; \`HelmLeftover\` on \`ClusterRole ${role}\`)`,
+    );
+  } finally {
+    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`);
+    await deleteNamespaceEventually(api, ns);
+  }
+});
+
+test("a post-delete hook's object in a namespace the teardown keeps: HelmLeftover names the release it removed", async () => {
+  const api = suiteApi();
+  const ns = uniqueName('diag-post');
+  const r = await helm4([
+    'install',
+    'r',
+    chart('modes'),
+    '-n',
+    ns,
+    '--create-namespace',
+    '--set',
+    'postDeleteHook=true',
+  ]);
+  expect(r.exitCode).toBe(0);
+  try {
+    const { report } = await runAction({ mode: 'teardown', namespaces: ns, 'delete-namespaces': 'false' });
+    expect(report.teardown!.stages.flatMap((s) => s.releases).map((x) => [x.release, x.status])).toEqual([
+      [`${ns}/r`, 'uninstalled'],
+    ]);
+    // Helm ran the hook after deleting the release's objects: its ConfigMap stays in the namespace.
+    expect(report.teardown!.hookLeftovers).toEqual([
+      expect.objectContaining({
+        kind: 'ConfigMap',
+        namespace: ns,
+        name: 'r-post-delete-ran',
+        release: `${ns}/r`,
+      }),
+    ]);
+    const finding = report.findings!.find(
+      (f) =>
+        f.code === 'HelmLeftover' && f.object.kind === 'ConfigMap' && f.object.name === 'r-post-delete-ran',
+    );
+    expect(finding?.message).toBe(
+      `Helm leftover (hook): configmaps ${ns}/r-post-delete-ran was made by a post-delete hook of Helm release ` +
+        `${ns}/r, which no longer exists: hook objects are not deleted with the release unless their ` +
+        'hook-delete-policy says so',
+    );
+    expect(finding!.evidence).toContain('helm.sh/hook: post-delete');
+    expect(diagnosisOf(report, 'ConfigMap', 'r-post-delete-ran').d).toMatchObject({
+      source: 'hook',
+      rootCauses: [finding!.key],
+    });
+  } finally {
+    await deleteNamespaceEventually(api, ns);
+  }
+});

@@ -18,6 +18,7 @@ import {
 } from '../support/cluster.js';
 import { clearWidgetFinalizers, startWidgetOperator } from '../support/operator.js';
 import { installOperatorAndApp } from '../support/widgets.js';
+import { schemaErrors } from '../../unit/support/report-schema.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -192,6 +193,73 @@ test('the operator uninstalled first (seed 000) leaves the widgets stuck, and th
     expect(outputs.get('blockers')).toBe('2');
   } finally {
     await operator.stop();
+    await cleanup(env);
+  }
+});
+
+test('dry run: the release whose custom resources would outlive their deletion is shown skipped, and the teardown then skips it with the same words', async () => {
+  const env = await installEnvironment();
+  const deployment = `/apis/apps/v1/namespaces/${env.operatorNs}/deployments/widget-operator`;
+  try {
+    // No controller runs: the operator's Deployment is scaled to zero, so nothing will remove the
+    // Widgets' finalizer.
+    await api.request({
+      method: 'PATCH',
+      path: deployment,
+      body: { spec: { replicas: 0 } },
+      contentType: 'application/merge-patch+json',
+    });
+    await waitFor(
+      async () => {
+        const d = await getOrUndefined<{ status?: { availableReplicas?: number } }>(api, deployment);
+        const done = !d?.status?.availableReplicas;
+        return { done, value: done };
+      },
+      { timeoutMs: 30_000, description: 'the operator Deployment to have no available replica' },
+    );
+    const inputs = {
+      mode: 'teardown',
+      namespaces: `${env.appNs}, ${env.operatorNs}`,
+      'stage-timeout': '5s',
+    };
+    const dry = await runAction({ ...inputs, 'dry-run': 'true' });
+    expect(dry.report.verdict).toBe('planned');
+    expect(schemaErrors(dry.report)).toEqual([]);
+    const [appStage, operatorStage] = dry.report.dryRun!.stages;
+    expect(appStage!.releases).toEqual([`${env.appNs}/app`]);
+    expect(appStage!.skipped).toEqual([]);
+    expect(operatorStage!.releases).toEqual([]);
+    expect(operatorStage!.objects).toEqual([]);
+    expect(operatorStage!.skipped).toHaveLength(1);
+    const skip = operatorStage!.skipped[0]!;
+    expect(skip.release).toBe(`${env.operatorNs}/operator`);
+    expect(skip.reason).toBe(
+      `not uninstalled: 2 widgets.${env.group} object(s) still there; its controller must stay to finalize them`,
+    );
+    expect(skip.instances.map((i) => [i.object.namespace, i.object.name])).toEqual([
+      [env.appNs, 'w1'],
+      [env.appNs, 'w2'],
+    ]);
+    expect(skip.instances[0]!.why).toMatch(
+      new RegExp(
+        `^finalizer ${env.group.replaceAll('.', '\\.')}/cleanup: no controller for it appears to run`,
+      ),
+    );
+    // The operator's namespace is kept (Helm's record stays for a rerun), as the teardown keeps it.
+    expect(dry.report.dryRun!.namespaces).toEqual([env.appNs]);
+    expect(dry.summary).toContain(`\`${env.operatorNs}/operator\` (**skipped**: not uninstalled: 2 widgets.`);
+    expect(dry.log).toContain(`stage 2: would skip ${env.operatorNs}/operator: ${skip.reason}`);
+
+    // The real run decides the same, in the same words.
+    const real = await runAction(inputs);
+    expect(real.report.verdict).toBe('leftovers');
+    expect(real.report.teardown!.stages.map((s) => s.releases.map((r) => [r.release, r.status]))).toEqual([
+      [[`${env.appNs}/app`, 'uninstalled']],
+      [[`${env.operatorNs}/operator`, 'skipped']],
+    ]);
+    expect(real.report.teardown!.stages[1]!.releases[0]!.message).toBe(skip.reason);
+    expect(real.report.teardown!.namespaces.map((n) => n.name)).toEqual(dry.report.dryRun!.namespaces);
+  } finally {
     await cleanup(env);
   }
 });

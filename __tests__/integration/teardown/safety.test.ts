@@ -277,6 +277,7 @@ describe('proof of no harm, from the audit log (every client of the admin identi
           index: 0,
           releases: [`${mine}/web`],
           removals: [{ release: `${mine}/web`, method: 'namespace' }],
+          skipped: [],
           crdInstances: [],
           objects: [
             { apiVersion: 'v1', kind: 'ConfigMap', namespace: mine, name: 'web-config' },

@@ -85,19 +85,21 @@ test("the still-there table links each leftover to its root cause's code and obj
   expect(unexplained).not.toContain('<b>');
 });
 
-test('a Helm hook object in a namespace the teardown deleted is said gone with it and does not make the teardown dirty', () => {
+test('a Helm hook object in a namespace the teardown deleted is said gone with it and does not make the teardown dirty; each names its release', () => {
   const hookConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     namespace: 'pr-1-extras',
     name: 'hook-cm',
     finalizers: [],
+    release: 'pr-1-extras/hooks',
   };
   const hookRole = {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     name: 'pr-1-hook-role',
     finalizers: [],
+    release: 'pr-1-extras/hooks',
   };
   const base = report.teardown!;
   const teardown = {
@@ -123,6 +125,6 @@ test('a Helm hook object in a namespace the teardown deleted is said gone with i
     leftovers: [],
   });
   expect(md).toContain(
-    '- Left by Helm hooks (Helm never deletes hook objects without a delete policy): `ConfigMap pr-1-extras/hook-cm` (then deleted with its namespace), `ClusterRole pr-1-hook-role`.',
+    '- Left by Helm hooks (Helm never deletes hook objects without a delete policy): `ConfigMap pr-1-extras/hook-cm` (a hook of `pr-1-extras/hooks`; then deleted with its namespace), `ClusterRole pr-1-hook-role` (a hook of `pr-1-extras/hooks`).',
   );
 });

@@ -193,6 +193,59 @@ test('S16: a hook Job left by uninstall --no-hooks has no release marker: info, 
   expect(rule.check(withInventory(inventory, secretsGap), replayContext(fixture))).toEqual([]);
 });
 
+test('a hook object the teardown found left by a release names that release, namespaced or cluster-scoped', () => {
+  const { fixture, inventory } = loadRecordedFixture('s16-helm-hook-leftover');
+  const { namespace: ns } = fixture.names;
+  // A post-install hook ClusterRole of the same release (Helm annotates it with the hook only).
+  const role: ObjectMetadata = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    resource: 'clusterroles',
+    name: `${ns}-hook-role`,
+    uid: 'uid-hook-role',
+    creationTimestamp: '2020-01-01T00:00:00Z',
+    annotations: { 'helm.sh/hook': 'post-install' },
+  };
+  const withRole = withInventory(inventory, withObjects([role]));
+  // Without the teardown's word, the ClusterRole is no one's and the Job's release cannot be told.
+  const [unknown, ...none] = rule.check(withRole, replayContext(fixture));
+  expect(none).toEqual([]);
+  expect(unknown!.message).toContain('which release left it cannot be told');
+  const release = { namespace: ns!, name: 'hooked' };
+  const context = replayContext(fixture, {
+    hookLeftovers: [
+      { object: { apiVersion: 'batch/v1', kind: 'Job', namespace: ns!, name: 'cleanup' }, release },
+      {
+        object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: role.name },
+        release,
+      },
+    ],
+  });
+  const findings = rule.check(withRole, context).sort((a, b) => a.object.kind.localeCompare(b.object.kind));
+  expect(findings.map((f) => [f.object.kind, f.severity, f.scope])).toEqual([
+    ['ClusterRole', 'info', 'environment'],
+    ['Job', 'info', 'environment'],
+  ]);
+  for (const f of findings) {
+    expect(f.message).not.toContain('cannot be told');
+    expect(f.message).toContain(`hook of Helm release ${ns}/hooked, which no longer exists`);
+    expect(f.evidence).toContain(
+      `release: ${ns}/hooked (the teardown found this object in the release's stored hook manifests; Helm sets no release annotation on hook objects)`,
+    );
+    expect(f.remediation.commands.at(-1)).toMatch(/^kubectl delete /);
+  }
+  expect(findings[0]!.message).toMatch(
+    /^Helm leftover \(hook\): clusterroles\.rbac\.authorization\.k8s\.io .* was made by a post-install hook/,
+  );
+  // A release whose uninstall did not finish is named as such, not as gone.
+  const stillThere = withInventory(withRole, withObjects([releaseSecret(ns!, 'hooked', 'uninstalling')]));
+  const job = rule.check(stillThere, context).find((f) => f.object.kind === 'Job');
+  expect(job!.message).toContain(`hook of Helm release ${ns}/hooked, whose uninstall did not finish`);
+  expect(job!.evidence.join('\n')).toContain(
+    `release ${ns}/hooked is still recorded as uninstalling (revision 1)`,
+  );
+});
+
 test('a hook object that does carry release annotations is reported as hook of that release', () => {
   const { fixture, inventory } = loadRecordedFixture('s16-helm-hook-leftover');
   const { namespace: ns } = fixture.names;

@@ -1,6 +1,11 @@
 import { nameTokens } from '../../../src/rules/finalizer-controllers.js';
 import { helmLeftoverRule } from '../../../src/rules/helm-leftover.js';
-import { loadRecordedFixture, replayContext, withInventory } from './support/recorded-fixture.js';
+import {
+  loadRecordedFixture,
+  replayContext,
+  withDeployment,
+  withInventory,
+} from './support/recorded-fixture.js';
 
 test('nameTokens: the distinctive words of a managed-by label', () => {
   expect(nameTokens('prometheus-operator')).toEqual(['prometheus']);
@@ -35,30 +40,7 @@ test('operator-created: only for a removed release, outside its namespace, when 
   expect(operatorCreated(withMade, [{ namespace: 'kube-system', name: 'keepy' }])).toEqual([]);
   // A Deployment that looks like prometheus-operator runs: nothing.
   const operator = (availableReplicas: number) =>
-    withInventory(withMade, (d) => ({
-      ...d,
-      objects: [
-        ...d.objects,
-        {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          resource: 'deployments',
-          namespace: 'monitoring',
-          name: 'prometheus-operator',
-          uid: 'u-op',
-        },
-      ],
-      full: {
-        ...d.full,
-        deployments: [
-          {
-            metadata: { name: 'prometheus-operator', namespace: 'monitoring', uid: 'u-op' },
-            spec: { replicas: 1 },
-            status: { availableReplicas },
-          },
-        ],
-      },
-    }));
+    withDeployment(withMade, 'monitoring', 'prometheus-operator', availableReplicas);
   expect(operatorCreated(operator(1), [{ namespace: ns, name: 'keepy' }])).toEqual([]);
   // Scaled to zero, or none available: it does not run, so it counts for nothing.
   expect(operatorCreated(operator(0), [{ namespace: ns, name: 'keepy' }])).toEqual([

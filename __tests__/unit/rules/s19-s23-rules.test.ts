@@ -209,6 +209,35 @@ test('S22: the claim is reported; with its StatefulSet back it is not, and the S
   expect(statefulSetClaimLeftoverRule.check(owned, replayContext(fixture))).toEqual([]);
 });
 
+test('S22: a claim is reported only with a label naming its StatefulSet: a hand-made backup-volume-2 is not', () => {
+  const { fixture, inventory } = loadRecordedFixture('s22-statefulset-claim-leftover');
+  const { claim } = fixture.names;
+  const relabelled = (name: string, labels: Record<string, string>) =>
+    withInventory(inventory, (d) => ({
+      ...d,
+      objects: d.objects.map((o) =>
+        o.name === claim && o.resource === 'persistentvolumeclaims' ? { ...o, name, labels } : o,
+      ),
+    }));
+  const check = (i: ReturnType<typeof relabelled>) =>
+    statefulSetClaimLeftoverRule.check(i, replayContext(fixture));
+  // The recorded claim carries its StatefulSet's selector labels, which name it: the evidence line says so.
+  expect(check(inventory)[0]!.evidence).toContain(
+    "label app.kubernetes.io/instance=pg names StatefulSet pg: the StatefulSet controller copies its selector's labels onto the claims it makes",
+  );
+  // Named like <template>-<statefulset>-<ordinal> and labelled, but no label names StatefulSet "volume".
+  expect(check(relabelled('backup-volume-2', { app: 'backup', tier: 'storage' }))).toEqual([]);
+  expect(check(relabelled('backup-volume-2', { app: 'backup-volume' }))).toEqual([]);
+  // A chart's selector names its StatefulSet (`<release>-postgresql`) by the release or the chart.
+  const [bitnami] = check(
+    relabelled('data-my-postgresql-0', {
+      'app.kubernetes.io/instance': 'my',
+      'app.kubernetes.io/name': 'postgresql',
+    }),
+  );
+  expect(bitnami!.message).toContain('claim template data of StatefulSet my-postgresql, ordinal 0');
+});
+
 test('S23: CSIDriverGone; with the attacher’s leader Lease renewed, StuckFinalizer taking it as the controller', () => {
   const { fixture, inventory } = loadRecordedFixture('s23-csi-driver-gone');
   const { attachment, finalizer } = fixture.names;

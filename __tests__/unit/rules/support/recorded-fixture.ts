@@ -107,3 +107,30 @@ export function withActiveNamespace(inventory: Inventory, name: string): Invento
     },
   }));
 }
+
+/**
+ * A variant of a recorded snapshot with Deployment `namespace`/`name` (listed whole, one replica
+ * wanted) with `availableReplicas` available: live evidence of a controller when above zero.
+ */
+export function withDeployment(
+  inventory: Inventory,
+  namespace: string,
+  name: string,
+  availableReplicas: number,
+): Inventory {
+  const uid = `deploy-${namespace}-${name}`;
+  return withInventory(inventory, (d) => ({
+    ...d,
+    objects: [
+      ...d.objects,
+      { apiVersion: 'apps/v1', kind: 'Deployment', resource: 'deployments', namespace, name, uid },
+    ],
+    full: {
+      ...d.full,
+      deployments: [
+        ...(d.full.deployments ?? []),
+        { metadata: { name, namespace, uid }, spec: { replicas: 1 }, status: { availableReplicas } },
+      ],
+    },
+  }));
+}
