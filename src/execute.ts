@@ -3,8 +3,10 @@ import { dirname } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
 import { Inputs } from './config/inputs.js';
 import { InputError, type Settings } from './config/settings.js';
-import { modes, type EnginePorts } from './engine.js';
+import { modes, type EnginePorts, type RunInputs } from './engine.js';
 import type { Report } from './report/report.js';
+import { readBaseline } from './report/read-report.js';
+import { buildInfo } from './cli/version.js';
 import { cleanupOnSignal } from './util/signal-cleanup.js';
 
 /*
@@ -64,6 +66,8 @@ export async function execute(
   let cluster: OpenCluster | undefined;
   let removeOnSignal: (() => void) | undefined;
   try {
+    // A baseline that cannot be read stops the run before the cluster is touched.
+    const run: RunInputs = settings.baseline ? { baseline: readBaseline(settings.baseline) } : {};
     cluster = await ports.group('Connecting to the cluster', () =>
       openCluster(settings, {
         env: ports.env,
@@ -77,21 +81,12 @@ export async function execute(
     // Until the run ends, SIGINT/SIGTERM remove the copy before the process exits (util/signal-cleanup.ts).
     const path = cluster.kubeconfigPath;
     if (ports.removeKubeconfig) removeOnSignal = cleanupOnSignal(() => rmSync(path, { force: true }));
-    const body = await modes[settings.mode](settings, cluster, ports);
-    return {
-      schemaVersion: 1,
-      tool: 'kube-sweep',
-      mode: settings.mode,
-      cluster: clusterOf(cluster),
-      ...body,
-    };
+    const body = await modes[settings.mode](settings, cluster, ports, run);
+    return { ...reportHead(settings.mode, clusterOf(cluster, settings)), ...body };
   } catch (error) {
     return {
-      schemaVersion: 1,
-      tool: 'kube-sweep',
-      mode: settings.mode,
+      ...reportHead(settings.mode, clusterOf(cluster, settings)),
       verdict: 'error',
-      cluster: clusterOf(cluster),
       warnings: [],
       error: errorMessage(error),
     };
@@ -102,8 +97,26 @@ export async function execute(
   }
 }
 
-function clusterOf(cluster: OpenCluster | undefined): Report['cluster'] {
+/**
+ * The fields every report opens with: schema version, tool and its version, the time the run
+ * ended (now), the mode and the cluster.
+ */
+export function reportHead(mode: Report['mode'], cluster: Report['cluster']) {
   return {
+    schemaVersion: 1 as const,
+    tool: 'kube-sweep' as const,
+    toolVersion: buildInfo()?.version ?? 'source',
+    generatedAt: new Date().toISOString(),
+    mode,
+    cluster,
+  };
+}
+
+/** The report's `cluster`: empty strings when the run never connected. */
+function clusterOf(cluster: OpenCluster | undefined, settings: Settings): Report['cluster'] {
+  const name = settings.clusterName || cluster?.loaded.context || '';
+  return {
+    ...(name ? { name } : {}),
     server: cluster?.loaded.server ?? '',
     version: cluster?.serverVersion ?? '',
     context: cluster?.loaded.context ?? '',

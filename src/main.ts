@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Outputs, State } from './config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from './config/settings.js';
 import type { EnginePorts } from './engine.js';
-import { checkReportPath, errorMessage, execute, writeReport } from './execute.js';
+import { checkReportPath, errorMessage, execute, reportHead, writeReport } from './execute.js';
 import { publishToGitHub } from './report/github/publish.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
@@ -69,11 +69,8 @@ export async function run(ports: ActionPorts): Promise<Report> {
     });
   } catch (error) {
     report = {
-      schemaVersion: 1,
-      tool: 'kube-sweep',
-      mode: settings?.mode ?? 'teardown',
+      ...reportHead(settings?.mode ?? 'teardown', { server: '', version: '', context: '' }),
       verdict: 'error',
-      cluster: { server: '', version: '', context: '' },
       warnings: [],
       error: errorMessage(error),
     };
@@ -95,6 +92,8 @@ export async function run(ports: ActionPorts): Promise<Report> {
     ports.setOutput(Outputs.suppressed, String((report.suppressed ?? []).reduce((n, x) => n + x.count, 0)));
     ports.setOutput(Outputs.errors, String(findings.filter((f) => f.severity === 'error').length));
     ports.setOutput(Outputs.warnings, String(findings.filter((f) => f.severity === 'warning').length));
+    ports.setOutput(Outputs.newFindings, String(findings.filter((f) => f.baseline !== 'still').length));
+    ports.setOutput(Outputs.resolvedFindings, String(report.baseline?.resolved.length ?? 0));
     await ports.writeSummary(fitSummary(renderMarkdown(report), path));
   } catch (error) {
     ports.warning(`could not write the report or summary: ${errorMessage(error)}`);

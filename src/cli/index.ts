@@ -11,6 +11,7 @@ import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
 import { closestMatch } from '../util/edit-distance.js';
 import { inFlagTerms } from '../report/face.js';
+import { textBaseline } from '../report/baseline-markdown.js';
 import { buildInfo, versionLine } from './version.js';
 
 const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
@@ -153,6 +154,7 @@ function textRootCauses(report: Report): string[] {
 export function text(report: Report): string {
   const out = [`verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
+  if (report.baseline) out.push(...textBaseline(report.baseline, report.findings ?? []));
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
   for (const k of keptAfterRun(report.teardown))

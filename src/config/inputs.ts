@@ -17,6 +17,8 @@ export const Inputs = {
   uninstallMode: 'uninstall-mode',
   scanScope: 'scan-scope',
   failOn: 'fail-on',
+  failOnNew: 'fail-on-new',
+  baseline: 'baseline',
   stuckAfter: 'stuck-after',
   ignore: 'ignore',
   remediate: 'remediate',
@@ -26,6 +28,7 @@ export const Inputs = {
   cluster: 'cluster',
   kubeconfig: 'kubeconfig',
   context: 'context',
+  clusterName: 'cluster-name',
   kindClusterName: 'kind-cluster-name',
   kindConfig: 'kind-config',
   kindNodeImage: 'kind-node-image',
@@ -58,6 +61,8 @@ export const InputDefaults: Record<InputName, string> = {
   'uninstall-mode': 'auto',
   'scan-scope': '',
   'fail-on': 'error',
+  'fail-on-new': 'false',
+  baseline: '',
   'stuck-after': '5m',
   ignore: '',
   remediate: 'none',
@@ -67,6 +72,7 @@ export const InputDefaults: Record<InputName, string> = {
   cluster: 'existing',
   kubeconfig: '',
   context: '',
+  'cluster-name': '',
   'kind-cluster-name': 'kube-sweep',
   'kind-config': '',
   'kind-node-image': '',
@@ -104,6 +110,8 @@ export const Outputs = {
   coverageGaps: 'coverage-gaps',
   reportPath: 'report-path',
   kubeconfigPath: 'kubeconfig-path',
+  newFindings: 'new-findings',
+  resolvedFindings: 'resolved-findings',
 } as const;
 
 /** Keys of the state the main step hands to the post step (core.saveState / core.getState). */

@@ -32,6 +32,13 @@ export interface Settings {
   readonly scanScope: 'environment' | 'cluster';
   /** Findings that fail the step: at or above `severity`, or with one of `codes`. */
   readonly failOn: { readonly severity?: Severity; readonly codes: readonly FindingCode[] };
+  /**
+   * Only findings that are new against the baseline (report/baseline.ts) fail the step; with no
+   * `baseline` every finding is new.
+   */
+  readonly failOnNew: boolean;
+  /** The `baseline` input: path of an earlier run's JSON report; '' for none. */
+  readonly baseline: string;
   /** Age of a deletion (deletionTimestamp) from which the scan calls it stuck, in ms. */
   readonly stuckAfterMs: number;
   /** `ignore` entries: findings they match are suppressed (and counted). */
@@ -86,6 +93,8 @@ export interface Settings {
   readonly kubeconfig: string;
   /** Context to use; '' means the kubeconfig's current-context. */
   readonly context: string;
+  /** The cluster's name in the report and the fleet summary (`cluster-name`); '' means the context's. */
+  readonly clusterName: string;
   readonly kind: {
     readonly clusterName: string;
     readonly configPath: string;
@@ -436,6 +445,8 @@ const schema = z
       return z.NEVER;
     }),
     [Inputs.failOn]: failOn(),
+    [Inputs.failOnNew]: boolean(Inputs.failOnNew),
+    [Inputs.baseline]: z.string().transform((s) => s.trim()),
     [Inputs.stuckAfter]: duration(Inputs.stuckAfter, false),
     [Inputs.ignore]: ignoreEntries(),
     [Inputs.remediate]: oneOf(Inputs.remediate, ['none', 'safe']),
@@ -478,6 +489,7 @@ const schema = z
     [Inputs.cluster]: oneOf(Inputs.cluster, ['existing', 'kind']),
     [Inputs.kubeconfig]: z.string(),
     [Inputs.context]: z.string().transform((s) => s.trim()),
+    [Inputs.clusterName]: z.string().transform((s) => s.trim()),
     [Inputs.kindClusterName]: z.string().transform((raw, ctx) => {
       const text = raw.trim();
       if (!kindClusterName.test(text) || text.length > 50) {
@@ -585,6 +597,8 @@ export function parseSettings(read: InputReader): Settings {
     mode: v.mode,
     scanScope: (v['scan-scope'] || (v.mode === 'scan' ? 'cluster' : 'environment')) as Settings['scanScope'],
     failOn: Object.freeze(v['fail-on']),
+    failOnNew: v['fail-on-new'],
+    baseline: v.baseline,
     stuckAfterMs: v['stuck-after'],
     ignore: v.ignore,
     remediate: v.remediate,
@@ -610,6 +624,7 @@ export function parseSettings(read: InputReader): Settings {
     cluster: v.cluster,
     kubeconfig: v.kubeconfig,
     context: v.context,
+    clusterName: v['cluster-name'],
     kind: Object.freeze({
       clusterName: v['kind-cluster-name'],
       configPath: v['kind-config'],

@@ -14,6 +14,7 @@ import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';
 import { firstAction, rootCauseLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
 import { inFaceTerms, inputName, inputSetting, type Face } from './face.js';
+import { renderBaseline } from './baseline-markdown.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -91,6 +92,7 @@ export function renderMarkdown(report: Report, face: Face = 'action'): string {
   const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
   return [
     ...renderHeadline(report, face),
+    ...(report.baseline ? renderBaseline(report.baseline, report.findings ?? []) : []),
     ...(report.findings && roots
       ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)
       : []),

@@ -10,6 +10,7 @@ import type { LeftoverDiagnosis } from '../rules/leftover-diagnosis.js';
 import { severityRank, type Severity } from '../rules/severity.js';
 import { typeNameOf } from '../rules/snapshot-views.js';
 import type { GitHubPublications } from './github/publications.js';
+import type { BaselineStatus, BaselineSummary } from './baseline.js';
 
 /**
  * The outcome of a run.
@@ -63,13 +64,29 @@ export interface PlanSummary {
   }[];
 }
 
+/** A finding as the report carries it: with `baseline` set when a baseline was given. */
+export type ReportFinding = Finding & { readonly baseline?: BaselineStatus };
+
 /** The JSON report (`report-path`), schemaVersion 1: schema/report.v1.schema.json describes it. */
 export interface Report {
   readonly schemaVersion: 1;
   readonly tool: 'kube-sweep';
+  /** The kube-sweep version that wrote it (package.json's), or `source` when run unbundled. */
+  readonly toolVersion?: string;
+  /** When the run ended (RFC 3339). */
+  readonly generatedAt?: string;
   readonly mode: Mode;
   readonly verdict: Verdict;
-  readonly cluster: { readonly server: string; readonly version: string; readonly context: string };
+  /**
+   * `name` is the `cluster-name` input (the fleet summary's row), else the context; `server` is
+   * the API server URL.
+   */
+  readonly cluster: {
+    readonly name?: string;
+    readonly server: string;
+    readonly version: string;
+    readonly context: string;
+  };
   readonly inventory?: InventorySummary;
   readonly plan?: PlanSummary;
   readonly teardown?: TeardownResult;
@@ -83,7 +100,9 @@ export interface Report {
    */
   readonly leftovers?: readonly LeftoverDiagnosis[];
   /** Findings of the scan, sorted (rules/findings.ts), linked to their root causes. */
-  readonly findings?: readonly Finding[];
+  readonly findings?: readonly ReportFinding[];
+  /** Set when a `baseline` was given: this run's findings against it (report/baseline.ts). */
+  readonly baseline?: BaselineSummary;
   /** Keys of the findings that cross the `fail-on` policy. */
   readonly failing?: readonly string[];
   /** What `remediate: safe` did (absent with `remediate: none`); `findings` are then the re-scan's. */
