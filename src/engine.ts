@@ -465,7 +465,7 @@ async function provenTeardownBody(
  * an `error` report.
  */
 export const modes: Record<
-  Mode,
+  Exclude<Mode, 'merge' | 'reap'>,
   (settings: Settings, cluster: OpenCluster, ports: EnginePorts, run: RunInputs) => Promise<ReportBody>
 > = {
   async inventory(settings, cluster, ports) {

@@ -7,6 +7,8 @@ import { modes, type EnginePorts, type RunInputs } from './engine.js';
 import type { Report } from './report/report.js';
 import { readBaseline } from './report/read-report.js';
 import { buildInfo } from './cli/version.js';
+import { mergeReports } from './merge.js';
+import { reap } from './reap.js';
 import { cleanupOnSignal } from './util/signal-cleanup.js';
 
 /*
@@ -61,6 +63,8 @@ export async function execute(
     onConnected?: (cluster: OpenCluster) => void;
     /** Delete the kubeconfig copy written for helm when done (the CLI; the action outputs its path). */
     removeKubeconfig?: boolean;
+    /** Where `mode: merge` resolves the `reports` globs; default the process's working folder. */
+    cwd?: string;
   },
 ): Promise<Report> {
   let cluster: OpenCluster | undefined;
@@ -68,6 +72,10 @@ export async function execute(
   try {
     // A baseline that cannot be read stops the run before the cluster is touched.
     const run: RunInputs = settings.baseline ? { baseline: readBaseline(settings.baseline) } : {};
+    if (settings.mode === 'merge') {
+      const body = await mergeReports(settings, ports.cwd ?? process.cwd(), ports.info);
+      return { ...reportHead('merge', { server: '', version: '', context: '' }), ...body };
+    }
     cluster = await ports.group('Connecting to the cluster', () =>
       openCluster(settings, {
         env: ports.env,
@@ -81,7 +89,10 @@ export async function execute(
     // Until the run ends, SIGINT/SIGTERM remove the copy before the process exits (util/signal-cleanup.ts).
     const path = cluster.kubeconfigPath;
     if (ports.removeKubeconfig) removeOnSignal = cleanupOnSignal(() => rmSync(path, { force: true }));
-    const body = await modes[settings.mode](settings, cluster, ports, run);
+    const body =
+      settings.mode === 'reap'
+        ? await reap(settings, cluster, ports, run)
+        : await modes[settings.mode](settings, cluster, ports, run);
     return { ...reportHead(settings.mode, clusterOf(cluster, settings)), ...body };
   } catch (error) {
     return {

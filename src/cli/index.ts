@@ -12,9 +12,12 @@ import { cleanupOnSignal } from '../util/signal-cleanup.js';
 import { closestMatch } from '../util/edit-distance.js';
 import { inFlagTerms } from '../report/face.js';
 import { textBaseline } from '../report/baseline-markdown.js';
+import { textReap } from '../report/reap-markdown.js';
+import { textFleet } from '../report/fleet-markdown.js';
+import { contextsOf, runContexts } from './contexts.js';
 import { buildInfo, versionLine } from './version.js';
 
-const commands = ['teardown', 'plan', 'scan', 'inventory'] as const;
+const commands = ['teardown', 'plan', 'scan', 'inventory', 'reap', 'merge'] as const;
 
 /** A command word: the mode of the run. */
 type Mode = (typeof commands)[number];
@@ -26,6 +29,10 @@ const emptyMeans: Partial<Record<InputName, string>> = {
   [Inputs.scanScope]: 'cluster for scan, environment otherwise',
   [Inputs.reportPath]: 'no file (--output json prints the report)',
   [Inputs.githubToken]: '$GITHUB_TOKEN',
+  [Inputs.reports]: 'the words after merge',
+  [Inputs.olderThan]: 'no age condition',
+  [Inputs.baseline]: 'no comparison',
+  [Inputs.clusterName]: "the context's name",
 };
 
 /** The three ways to install (README "CLI" and docs/install.md say the same). */
@@ -53,7 +60,15 @@ export const usage = [
     ['scan', 'find leftovers and orphans (stuck namespaces, unavailable APIServices, webhooks'],
     ['', 'without a backend, stuck finalizers, orphans in missing namespaces, ...)'],
     ['inventory', 'read the whole cluster; report what was read and what could not be'],
+    ['reap', 'find the environments (--environments pr-{id}-*, --environment-label) and tear'],
+    ['', 'down the abandoned ones (--older-than, --pr-state closed, --abandoned-label),'],
+    ['', 'each on its own, --reap-concurrency at once; --dry-run true lists them'],
+    ['merge <glob>...', 'merge report files (--report-path of scans of many clusters) into one'],
+    ['', 'fleet summary, judged by one --fail-on'],
   ]),
+  '',
+  'Several clusters: scan --context a,b (or --all-contexts) scans those contexts of the',
+  'kubeconfig at once and prints one fleet summary, as merge does.',
   '',
   'Options (each is the action input of the same name; action.yml describes them):',
   ...columns([
@@ -64,6 +79,7 @@ export const usage = [
         `default: ${emptyMeans[n] ?? (InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' '))}`,
       ]),
     ['--output <format>', 'text (default), markdown or json'],
+    ['--all-contexts', 'scan: every context of the kubeconfig (see Several clusters)'],
     ['--version', 'print the version and the commit it was built from'],
     ['--help', 'this text'],
   ]),
@@ -154,6 +170,8 @@ function textRootCauses(report: Report): string[] {
 export function text(report: Report): string {
   const out = [`verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
+  if (report.fleet) out.push(...textFleet(report.fleet));
+  if (report.reap) out.push(...textReap(report.reap));
   if (report.baseline) out.push(...textBaseline(report.baseline, report.findings ?? []));
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
@@ -219,6 +237,7 @@ const flags = {
       .map((n) => [n, { type: 'string' as const }]),
   ),
   output: { type: 'string', default: 'text' },
+  'all-contexts': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
   version: { type: 'boolean', default: false },
 } satisfies ParseArgsOptionsConfig;
@@ -292,6 +311,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine | { reado
  */
 export function commandOf(positionals: readonly string[]): Mode | { readonly error: string } {
   const [command, ...extra] = positionals;
+  if (command === 'merge') return command;
   if (command === undefined)
     return { error: `a command is needed: ${commands.join(', ')} (kube-sweep <command> [options])` };
   if (!(commands as readonly string[]).includes(command)) {
@@ -317,10 +337,13 @@ function settingsFromFlags(
   command: Mode,
   values: CommandLine['values'],
   err: (s: string) => void,
+  positionals: readonly string[] = [],
 ): Settings | 2 {
   try {
     const settings = parseSettings((name: InputName) => {
       if (name === Inputs.mode) return command;
+      if (name === Inputs.reports && command === 'merge' && positionals.length > 1)
+        return positionals.slice(1).join('\n');
       const v = (values as Record<string, unknown>)[name];
       if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
       return typeof v === 'string' ? v : '';
@@ -426,9 +449,24 @@ export async function main(
     err(`kube-sweep: --output is '${output}'; it takes text, markdown or json\n`);
     return 2;
   }
-  const settings = settingsFromFlags(command, values, err);
+  const contexts = contextsOf(command, values, err);
+  if (contexts === 2) return 2;
+  const settings = settingsFromFlags(
+    command,
+    contexts ? { ...values, context: contexts[0] } : values,
+    err,
+    positionals,
+  );
   if (settings === 2) return 2;
-  const report = await runSweep(settings, err);
+  const report = contexts
+    ? await runContexts(
+        contexts,
+        values,
+        (v) => settingsFromFlags(command, v, err, positionals),
+        runSweep,
+        err,
+      )
+    : await runSweep(settings, err);
   emitReport(report, settings, output, out, err);
   return exitCodeOf(report);
 }

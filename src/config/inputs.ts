@@ -4,6 +4,15 @@
  */
 export const Inputs = {
   mode: 'mode',
+  reports: 'reports',
+  environments: 'environments',
+  environmentLabel: 'environment-label',
+  olderThan: 'older-than',
+  prState: 'pr-state',
+  abandonedLabel: 'abandoned-label',
+  keepLabel: 'keep-label',
+  maxEnvironments: 'max-environments',
+  reapConcurrency: 'reap-concurrency',
   namespaces: 'namespaces',
   selector: 'selector',
   releases: 'releases',
@@ -48,6 +57,15 @@ export type InputName = (typeof Inputs)[keyof typeof Inputs];
 /** Default values, as strings exactly as a user would write them in a workflow. */
 export const InputDefaults: Record<InputName, string> = {
   mode: 'teardown',
+  reports: '',
+  environments: '',
+  'environment-label': '',
+  'older-than': '',
+  'pr-state': '',
+  'abandoned-label': '',
+  'keep-label': '',
+  'max-environments': '10',
+  'reap-concurrency': '3',
   namespaces: '',
   selector: '',
   releases: '',
@@ -112,6 +130,9 @@ export const Outputs = {
   kubeconfigPath: 'kubeconfig-path',
   newFindings: 'new-findings',
   resolvedFindings: 'resolved-findings',
+  reaped: 'reaped',
+  kept: 'kept',
+  failed: 'failed',
 } as const;
 
 /** Keys of the state the main step hands to the post step (core.saveState / core.getState). */

@@ -15,6 +15,8 @@ import { objectIdentity } from '../rules/link.js';
 import { firstAction, rootCauseLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
 import { inFaceTerms, inputName, inputSetting, type Face } from './face.js';
 import { renderBaseline } from './baseline-markdown.js';
+import { renderFleet } from './fleet-markdown.js';
+import { renderReap } from './reap-markdown.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -89,10 +91,12 @@ function seconds(ms: number): string {
  * flags; src/report/face.ts), as the CLI's text output does.
  */
 export function renderMarkdown(report: Report, face: Face = 'action'): string {
+  if (report.fleet) return renderFleet(report, report.fleet, face);
   const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
   return [
     ...renderHeadline(report, face),
     ...(report.baseline ? renderBaseline(report.baseline, report.findings ?? []) : []),
+    ...(report.reap ? renderReap(report.reap, face) : []),
     ...(report.findings && roots
       ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)
       : []),

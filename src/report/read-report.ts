@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { Baseline, BaselineFinding } from './baseline.js';
+import type { Baseline } from './baseline.js';
 import type { Report } from './report.js';
+import { findingsOfReport } from './fleet.js';
 
 /** The report schema versions this kube-sweep reads (schema/report.v<N>.schema.json). */
 export const readableSchemaVersions: readonly number[] = [1];
@@ -41,11 +42,6 @@ export function parseReport(text: string): { report: Report } | { problem: strin
   return { report: doc as unknown as Report };
 }
 
-/** Pure: every finding of a report. */
-export function allFindingsOf(report: Report): readonly BaselineFinding[] {
-  return report.findings ?? [];
-}
-
 /**
  * Reads the `baseline` input's file.
  * @throws Error naming the input, the file and what is wrong with it, and the fix.
@@ -67,6 +63,6 @@ export function readBaseline(path: string): Baseline {
   return {
     path,
     ...(parsed.report.generatedAt ? { generatedAt: parsed.report.generatedAt } : {}),
-    findings: allFindingsOf(parsed.report),
+    findings: findingsOfReport(parsed.report),
   };
 }

@@ -23,7 +23,7 @@ import type { BaselineStatus, BaselineSummary } from './baseline.js';
  */
 export type Verdict = 'clean' | 'leftovers' | 'planned' | 'complete' | 'partial' | 'error';
 
-export type Mode = 'teardown' | 'plan' | 'scan' | 'inventory';
+export type Mode = 'teardown' | 'plan' | 'scan' | 'inventory' | 'merge' | 'reap';
 
 /** The `fail-on` policy: findings at or above `severity`, or with one of `codes`, fail the step. */
 export interface FailPolicy {
@@ -62,6 +62,77 @@ export interface PlanSummary {
     readonly releases: readonly string[];
     readonly crdInstancesFirst: readonly string[];
   }[];
+}
+
+/** One cluster of the fleet: what its report said, judged by the merge's own `fail-on`. */
+export interface FleetCluster {
+  /** The report file it came from ('' for a report made in this run: the CLI's --context list). */
+  readonly file: string;
+  /** `cluster.name`, else the context, else the file name. */
+  readonly name: string;
+  readonly context: string;
+  readonly mode: Report['mode'];
+  /** The verdict its own run gave. */
+  readonly verdict: Report['verdict'];
+  readonly toolVersion?: string;
+  readonly generatedAt?: string;
+  /** Set when that run stopped (`verdict: error`). */
+  readonly error?: string;
+  /** Findings per severity. */
+  readonly counts: { readonly error: number; readonly warning: number; readonly info: number };
+  /** With a baseline in that run: findings new since it, and the baseline's findings resolved. */
+  readonly new?: number;
+  readonly resolved?: number;
+  /** Its findings, as its report holds them (root causes are read from their `causedBy`). */
+  readonly findings: readonly ReportFinding[];
+  /** Keys of its findings over the merge's `fail-on` (and `fail-on-new`). */
+  readonly failing: readonly string[];
+  /** Key of its first root cause (the worst: findings are sorted by severity), if any. */
+  readonly worstRootCause?: string;
+}
+
+/** A report file the merge could not read, and why. */
+export interface UnreadableReport {
+  readonly file: string;
+  readonly problem: string;
+}
+
+/** The fleet as the merged report carries it (`fleet` in schema/report.v1.schema.json). */
+export interface FleetSummary {
+  readonly clusters: readonly FleetCluster[];
+  readonly unreadable: readonly UnreadableReport[];
+}
+
+/** What became of an environment. */
+export type ReapOutcome = 'reaped' | 'failed' | 'kept' | 'would-reap' | 'refused';
+
+/** One environment in the reap report. */
+export interface ReapEnvironment {
+  readonly id: string;
+  readonly namespaces: readonly string[];
+  readonly abandoned: boolean;
+  /** Why it is abandoned (every condition that holds), or why it is kept. */
+  readonly reasons: readonly string[];
+  readonly outcome: ReapOutcome;
+  /** Its teardown's verdict (abandoned ones that were torn down or dry-run). */
+  readonly verdict?: Verdict;
+  readonly durationMs?: number;
+  readonly error?: string;
+  /** Keys of its findings (in the report's `findings`) and of those over `fail-on`. */
+  readonly findings?: readonly string[];
+  readonly failing?: readonly string[];
+  /** The first root cause of what it left (`Code Kind ns/name`), if anything was left. */
+  readonly rootCause?: string;
+  /** Its teardown as a teardown report holds it. */
+  readonly plan?: PlanSummary;
+  readonly teardown?: TeardownResult;
+  readonly dryRun?: DryRunSummary;
+  readonly leftovers?: readonly LeftoverDiagnosis[];
+}
+
+/** The reap section of the report. */
+export interface ReapSummary {
+  readonly environments: readonly ReapEnvironment[];
 }
 
 /** A finding as the report carries it: with `baseline` set when a baseline was given. */
@@ -103,6 +174,10 @@ export interface Report {
   readonly findings?: readonly ReportFinding[];
   /** Set when a `baseline` was given: this run's findings against it (report/baseline.ts). */
   readonly baseline?: BaselineSummary;
+  /** `mode: merge` (and the CLI's --context list): the clusters of the fleet (report/fleet.ts). */
+  readonly fleet?: FleetSummary;
+  /** `mode: reap`: every environment found, judged, and what became of it (reap.ts). */
+  readonly reap?: ReapSummary;
   /** Keys of the findings that cross the `fail-on` policy. */
   readonly failing?: readonly string[];
   /** What `remediate: safe` did (absent with `remediate: none`); `findings` are then the re-scan's. */
@@ -173,7 +248,7 @@ export function teardownCounts(t: TeardownResult | undefined) {
 }
 
 /** Pure: the findings that cross the policy (severity at or above it, or a listed code). */
-export function failingFindings(findings: readonly Finding[], policy: FailPolicy): Finding[] {
+export function failingFindings<F extends Finding>(findings: readonly F[], policy: FailPolicy): F[] {
   return findings.filter(
     (f) =>
       policy.codes.includes(f.code) ||

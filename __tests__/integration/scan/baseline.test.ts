@@ -12,6 +12,7 @@ import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
 import { adminApi, deleteIfPresent, uniqueName } from '../support/cluster.js';
 import { schemaErrors } from '../../unit/support/report-schema.js';
+import { createWebhookWithoutBackend, webhookConfigurationPath } from '../support/webhooks.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -21,37 +22,8 @@ afterAll(async () => {
   await api.close();
 });
 
-const path = (name: string) =>
-  `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`;
-
-async function webhookWithoutBackend(name: string): Promise<void> {
-  await api.request({
-    method: 'POST',
-    path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
-    body: {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name },
-      webhooks: [
-        {
-          name: `validate.${name}.example.com`,
-          rules: [
-            {
-              apiGroups: [`${name}.example.com`],
-              apiVersions: ['v1'],
-              resources: ['things'],
-              operations: ['DELETE'],
-            },
-          ],
-          failurePolicy: 'Fail',
-          sideEffects: 'None',
-          admissionReviewVersions: ['v1'],
-          clientConfig: { service: { namespace: `${name}-gone`, name: 'backend', port: 443 } },
-        },
-      ],
-    },
-  });
-}
+const path = webhookConfigurationPath;
+const webhookWithoutBackend = (name: string) => createWebhookWithoutBackend(api, name);
 
 test('a scan against the last report: new, still and resolved findings; fail-on-new fails on new ones only', async () => {
   const id = uniqueName('baseline');

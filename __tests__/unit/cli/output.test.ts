@@ -1,20 +1,10 @@
+import { cli } from '../support/cli.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inFlagTerms, main, text, usage } from '../../../src/cli/index.js';
+import { inFlagTerms, text, usage } from '../../../src/cli/index.js';
 import type { Finding } from '../../../src/rules/findings.js';
 import type { Report } from '../../../src/report/report.js';
-
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(
-    args,
-    (s) => (out += s),
-    (s) => (err += s),
-  );
-  return { code, out, err };
-}
 
 test('a missing kubeconfig is named as the --kubeconfig flag, with the fallbacks it tried', async () => {
   const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };

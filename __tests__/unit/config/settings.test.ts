@@ -21,6 +21,8 @@ test('unset inputs take their defaults', () => {
     failOn: { severity: 'error', codes: [] },
     failOnNew: false,
     baseline: '',
+    reports: [],
+    reap: { patterns: [], label: '', prClosed: false, maxEnvironments: 10, concurrency: 3 },
     stuckAfterMs: 300_000,
     ignore: [],
     remediate: 'none',
