@@ -1,6 +1,8 @@
-/** Jest in ESM mode with ts-jest. Three projects: unit (no cluster), integration (the local
- *  control plane from test/cluster; `npm run cluster:up` first) and kind (a Docker engine from
- *  test/kind/docker.sh and the node image from test/kind/build.sh; see docs/kind.md). */
+/** Jest in ESM mode with ts-jest. Four projects: unit (no cluster), integration (the local
+ *  control plane from test/cluster; `npm run cluster:up` first), kind (a Docker engine from
+ *  test/kind/docker.sh and the node image from test/kind/build.sh; see docs/kind.md) and act (the
+ *  workflows run by nektos/act from test/act/build.sh: the examples on the local control plane,
+ *  e2e.yml on real kind; see docs/development.md). */
 const tsJest = [
   'ts-jest',
   { useESM: true, tsconfig: 'tsconfig.check.json', diagnostics: { ignoreCodes: ['TS151001'] } },
@@ -23,6 +25,12 @@ export default {
       globalSetup: '<rootDir>/__tests__/integration/global-setup.ts',
     },
     { ...common, displayName: 'kind', testMatch: ['<rootDir>/__tests__/kind/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'act',
+      testMatch: ['<rootDir>/__tests__/act/**/*.test.ts'],
+      globalSetup: '<rootDir>/__tests__/integration/global-setup.ts',
+    },
   ],
   testTimeout: 120000,
 };

@@ -244,6 +244,8 @@ async function runKubeSweep(
       ...files,
       INPUT_MODE: 'teardown',
       INPUT_NAMESPACES: namespaces,
+      // The bench's scope is larger than the default bound on purpose.
+      'INPUT_MAX-NAMESPACES': '100000',
       INPUT_KUBECONFIG: kubeconfig,
       INPUT_HELM: helm,
       'INPUT_REPORT-PATH': reportPath,

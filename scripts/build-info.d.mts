@@ -10,3 +10,4 @@ export function buildInfo(root: string): BuildInfo;
 export function hasPlaceholders(code: string): boolean;
 export function stamp(code: string, info: BuildInfo): string;
 export function maskCommit(code: string): string;
+export function restamp(code: string, info: BuildInfo): { code: string; count: number };

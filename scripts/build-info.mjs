@@ -44,3 +44,21 @@ export function stamp(code, info) {
 export function maskCommit(code) {
   return code.replace(/\b[0-9a-f]{40}([+-]dirty)?\b/g, 'COMMIT');
 }
+
+/** The stamp as it stands in a bundle: `{version:"…",commit:"…"}` (whatever the minifier's spacing). */
+const stampedPattern = /\{\s*version:\s*"[^"]*",\s*commit:\s*"(?:[0-9a-f]{40}(?:[+-]dirty)?|unknown)"\s*\}/g;
+
+/**
+ * `code` (an already stamped bundle) stamped again with `info`: what `npm pack` does to dist/cli
+ * (scripts/stamp-package.mjs), so that the package names the commit it is packed from, not the
+ * one before the commit that added the bundle.
+ * @returns the code and how many stamps were replaced.
+ */
+export function restamp(code, info) {
+  let count = 0;
+  const out = code.replace(stampedPattern, () => {
+    count += 1;
+    return `{version:${JSON.stringify(info.version)},commit:${JSON.stringify(info.commit)}}`;
+  });
+  return { code: out, count };
+}

@@ -1,12 +1,14 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
-import { InputDefaults } from './config/inputs.js';
+import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
 import { findReleases } from './helm/discover-releases.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
 import type { Inventory } from './inventory/snapshot.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
-import { resolveScope } from './plan/scope.js';
+import { resolveScope, scopeRefusals } from './plan/scope.js';
+import { namespaceProtection } from './plan/protected-namespaces.js';
+import { blastRadiusOf, type BlastRadius } from './teardown/blast-radius.js';
 import {
   failingFindings,
   inventoryVerdict,
@@ -20,6 +22,7 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
+import type { InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
   withCauses,
@@ -34,6 +37,9 @@ import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 import { compareWithBaseline, type Baseline } from './report/baseline.js';
+import type { RefusedRequest } from './cluster/refusal.js';
+import type { Cancellation } from './util/cancellation.js';
+import type { ProgressRecorder } from './report/cancelled.js';
 
 /** What the engine needs besides the open cluster: logs, log groups and a command runner. */
 export interface EnginePorts {
@@ -43,6 +49,13 @@ export interface EnginePorts {
   readonly error?: (line: string) => void;
   readonly group: <T>(title: string, fn: () => Promise<T>) => Promise<T>;
   readonly commands: CommandRunner;
+  /**
+   * The action's SIGINT/SIGTERM state (util/cancellation.ts): once aborted, execute.ts sends no
+   * request and starts no command, and a teardown ends after its stage's work in flight.
+   */
+  readonly cancellation?: Cancellation;
+  /** Records what the run did, for the report of a cancelled run (report/cancelled.ts). */
+  readonly progress?: ProgressRecorder;
 }
 
 type ReportBody = Omit<Report, 'schemaVersion' | 'tool' | 'mode' | 'cluster'>;
@@ -125,6 +138,7 @@ async function remediateThenRescan(
       forceRemoveFinalizers: settings.forceRemoveFinalizers,
       environmentNamespaces: new Set(environment),
       clusterWide,
+      protection: namespaceProtection(settings.scope.protect ?? [], namespacesOf(first.inventory)),
     },
     { info: ports.info, group: ports.group, stageTimeoutMs: settings.stageTimeoutMs },
   );
@@ -132,8 +146,12 @@ async function remediateThenRescan(
   const error = remediationError(done);
   if (done.results.length === 0) return { ...first, remediation };
   const inventory = await readInventory(settings, cluster, ports);
+  const refusals = done.results.flatMap((r) => (r.refusal ? [r.refusal] : []));
   const again = await ports.group('Scanning again after remediation', async () =>
-    scan(settings, inventory, environment, ports, scanOptions),
+    scan(settings, inventory, environment, ports, {
+      ...scanOptions,
+      refusals: [...(scanOptions.refusals ?? []), ...refusals],
+    }),
   );
   return { ...again, inventory, remediation, ...(error ? { error } : {}) };
 }
@@ -150,12 +168,16 @@ interface ScanOptions {
   readonly leftovers?: readonly Leftover[];
   /** An earlier report's findings: each finding is marked new or still (`fail-on-new` reads it). */
   readonly baseline?: Baseline;
+  /** Release Secrets in scope whose record was refused (HelmReleaseRecordInvalid). */
+  readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
+  /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
+  readonly refusals?: readonly RefusedRequest[];
 }
 
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
  * their wait ended (custom resources deleted first, then the manifests' objects), objects of
- * Helm hooks, and namespaces still Terminating or not waited for.
+ * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
   const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: string }) => ({
@@ -179,7 +201,7 @@ export function leftoversOf(teardown: TeardownResult): Leftover[] {
     }),
     ...teardown.hookLeftovers.map((b): Leftover => ({ object: ref(b), source: 'hook' })),
     ...teardown.namespaces
-      .filter((n) => n.status === 'stuck' || n.status === 'not-waited')
+      .filter((n) => n.status === 'stuck' || n.status === 'not-waited' || n.status === 'refused')
       .map((n): Leftover => ({
         object: { apiVersion: 'v1', kind: 'Namespace', name: n.name },
         source: 'namespace',
@@ -206,6 +228,8 @@ function scan(
     stuckAfterSeconds: (options.stuckAfterMs ?? settings.stuckAfterMs) / 1000,
     environmentNamespaces: new Set(environment),
     removedReleases: options.removedReleases ?? [],
+    invalidReleaseRecords: options.invalidReleaseRecords ?? [],
+    refusals: options.refusals ?? [],
   });
   const diagnosed = options.leftovers ? diagnoseLeftovers(options.leftovers, all, inventory) : undefined;
   // The environment's findings, plus what causes them and what explains its leftovers, wherever
@@ -237,9 +261,9 @@ function scan(
     (f) => !settings.failOnNew || (f as { baseline?: string }).baseline !== 'still',
   );
   ports.info(
-    `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over the fail-on policy` +
+    `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over ${inputRef(Inputs.failOn)}` +
       (all.length > inScope.length
-        ? `; ${all.length - inScope.length} more outside the environment (scan-scope: cluster shows them)`
+        ? `; ${all.length - inScope.length} more outside the environment (${inputSet(Inputs.scanScope, 'cluster')} shows them)`
         : ''),
   );
   if (options.annotateFailing !== false)
@@ -256,8 +280,9 @@ function scan(
 
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
   return ports.group('Planning the teardown', async () => {
-    const scope = resolveScope(settings.scope, namespacesOf(inventory));
-    const { releases, problems } = await findReleases(cluster.api, [
+    const namespaces = namespacesOf(inventory);
+    const scope = resolveScope(settings.scope, namespaces);
+    const { releases, problems, refused } = await findReleases(cluster.api, [
       ...scope.namespaces,
       ...settings.scope.releases.map((r) => r.namespace),
     ]);
@@ -272,8 +297,16 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       namespacedOf: (group, kind) => resources(group, kind)?.namespaced,
       instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
+      scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
     });
-    const warnings = [...problems, ...teardownPlan.refusals, ...teardownPlan.warnings];
+    const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
+    logBlastRadius(blastRadius, ports.info);
+    const warnings = [
+      ...problems,
+      ...refused.map((r) => `${r.reason}; it is not used (finding HelmReleaseRecordInvalid)`),
+      ...teardownPlan.refusals,
+      ...teardownPlan.warnings,
+    ];
     for (const w of warnings) ports.warning(w);
     for (const s of teardownPlan.stages) {
       const crds = s.crdInstancesFirst.map((c) => c.name);
@@ -283,8 +316,22 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     }
     for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
-    return { plan: teardownPlan, warnings, problems, resources };
+    return { plan: teardownPlan, blastRadius, warnings, problems, refused, resources };
   });
+}
+
+/** Logs the blast radius first (before the stages): what a teardown of the plan deletes, named. */
+function logBlastRadius(b: BlastRadius, info: (line: string) => void): void {
+  info(`blast radius: namespaces deleted: ${b.namespaces.join(', ') || '(none)'}`);
+  info(
+    `blast radius: releases removed: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+  );
+  for (const o of b.clusterScoped)
+    info(`blast radius: cluster-scoped ${o.kind} ${o.name} (release ${o.release}), deleted by ${o.by}`);
+  for (const o of b.otherNamespaces)
+    info(
+      `blast radius: ${o.kind} ${o.namespace}/${o.name} outside the scope (release ${o.release}), deleted by ${o.by}`,
+    );
 }
 
 /**
@@ -338,6 +385,7 @@ async function plannedBody(
     async () =>
       scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports, {
         annotateFailing: false,
+        invalidReleaseRecords: planned.refused,
         ...(run.baseline ? { baseline: run.baseline } : {}),
       }),
   );
@@ -351,7 +399,7 @@ async function plannedBody(
         }
       : {}),
     inventory: summarizeInventory(inventory),
-    plan: summarizePlan(planned.plan),
+    plan: summarizePlan(planned.plan, planned.blastRadius),
     ...(dryRun ? { dryRun } : {}),
     findings,
     failing: failing.map((f) => f.key),
@@ -361,19 +409,33 @@ async function plannedBody(
 }
 
 /**
- * Checks that would make the teardown half-blind or reach out of scope, and `helm version`
- * when the plan uninstalls releases: they stop the run before anything is deleted.
- * @throws Error naming the plan's refusals, or the Helm releases that could not be read;
- *   what `checkHelm` throws for a broken or wrong helm.
+ * The report body of a teardown the plan refuses (scope.ts `scopeRefusals`, protected objects,
+ * CRD cascades, …): verdict `error`, the refusals as the error, and the plan with its blast
+ * radius, so the reader sees what the scope would have reached. No request that changes the
+ * cluster was sent.
+ */
+function refusedBody(inventory: Inventory, planned: Awaited<ReturnType<typeof plan>>): ReportBody {
+  return {
+    verdict: 'error',
+    error: `refusing to tear down (nothing was deleted): ${planned.plan.refusals.join('; ')}`,
+    inventory: summarizeInventory(inventory),
+    plan: summarizePlan(planned.plan, planned.blastRadius),
+    warnings: planned.warnings,
+  };
+}
+
+/**
+ * Checks that would make the teardown half-blind, and `helm version` when the plan uninstalls
+ * releases: they stop the run before anything is deleted (the plan's refusals stop it
+ * earlier: `refusedBody`).
+ * @throws Error naming the Helm releases that could not be read; what `checkHelm` throws for a
+ *   broken or wrong helm.
  */
 async function checkBeforeTeardown(
   settings: Settings,
   planned: Awaited<ReturnType<typeof plan>>,
   ports: EnginePorts,
 ): Promise<void> {
-  if (planned.plan.refusals.length > 0) {
-    throw new Error(`refusing to tear down (nothing was deleted): ${planned.plan.refusals.join('; ')}`);
-  }
   if (planned.problems.length > 0) {
     throw new Error(
       `could not read the Helm releases in scope, so the order is unknown; nothing was deleted: ${planned.problems.join('; ')}`,
@@ -428,6 +490,8 @@ async function provenTeardownBody(
     stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
     leftovers: leftoversOf(teardown),
     ...(run.baseline ? { baseline: run.baseline } : {}),
+    invalidReleaseRecords: planned.refused,
+    refusals: teardown.refusals ?? [],
   };
   const environment = environmentOf(settings, after, planned.plan.scope.namespaces);
   const first = await ports.group('Scanning for leftovers', async () =>
@@ -448,7 +512,7 @@ async function provenTeardownBody(
     ...(error ? { error } : {}),
     ...(remediation ? { remediation } : {}),
     inventory: summarizeInventory(rescanned.inventory),
-    plan: summarizePlan(planned.plan),
+    plan: summarizePlan(planned.plan, planned.blastRadius),
     teardown,
     ...(leftovers && leftovers.length > 0 ? { leftovers } : {}),
     findings,
@@ -512,11 +576,12 @@ export const modes: Record<
   async teardown(settings, cluster, ports, run) {
     if (settings.stageTimeoutCapped) {
       ports.info(
-        `stage-timeout is capped at the timeout (${settings.timeoutMs / 1000}s): the default ${InputDefaults['stage-timeout']} is longer, and 'stage-timeout' was not set`,
+        `${inputRef(Inputs.stageTimeout)} is capped at ${inputRef(Inputs.timeout)} (${settings.timeoutMs / 1000}s): the default ${InputDefaults['stage-timeout']} is longer, and ${inputRef(Inputs.stageTimeout)} was not set`,
       );
     }
     const inventory = await readInventory(settings, cluster, ports);
     const planned = await plan(settings, cluster, inventory, ports);
+    if (planned.plan.refusals.length > 0) return refusedBody(inventory, planned);
     await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
     if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports, run);
@@ -536,8 +601,12 @@ export const modes: Record<
         namespaceContent: (namespace) => contentCollections(inventory, namespace),
         log: ports.info,
         group: ports.group,
+        ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
       },
     );
+    // Cancelled: what the teardown did, and no scan (main.ts writes the verdict and the message).
+    if (ports.cancellation?.signal.aborted)
+      return { verdict: 'error', plan: summarizePlan(planned.plan), teardown, warnings: planned.warnings };
     return provenTeardownBody(settings, cluster, ports, planned, teardown, run);
   },
 };

@@ -1,7 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
-import { Inputs } from './config/inputs.js';
+import { byFace, Inputs, inputWord } from './config/inputs.js';
 import { InputError, type Settings } from './config/settings.js';
 import { modes, type EnginePorts, type RunInputs } from './engine.js';
 import type { Report } from './report/report.js';
@@ -9,6 +9,9 @@ import { readBaseline } from './report/read-report.js';
 import { buildInfo } from './cli/version.js';
 import { mergeReports } from './merge.js';
 import { reap } from './reap.js';
+import { cancellableApi } from './cluster/cancellable-api.js';
+import { cancellableRunner } from './util/command.js';
+import { makeDirectories } from './util/make-directories.js';
 import { cleanupOnSignal } from './util/signal-cleanup.js';
 
 /*
@@ -23,7 +26,7 @@ import { cleanupOnSignal } from './util/signal-cleanup.js';
  */
 export function checkReportPath(path: string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectories(dirname(path));
     writeFileSync(path, '');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
@@ -34,11 +37,12 @@ export function checkReportPath(path: string): void {
         EACCES: 'permission denied',
         EISDIR: 'it is a folder',
         EROFS: 'read-only file system',
+        ENOENT: 'its folder cannot be created there',
       }[code] ?? code;
     throw new InputError(
       Inputs.reportPath,
-      `input 'report-path' is '${path}', which cannot be written (${why}: ${code}); ` +
-        'give a file path in a writable folder, or leave it empty for $RUNNER_TEMP/kube-sweep-report.json (nothing was done)',
+      `${inputWord(Inputs.reportPath)} is '${path}', which cannot be written (${why}: ${code}); ` +
+        `give a file path in a writable folder, or ${byFace('leave it empty for a file of its own in $RUNNER_TEMP', 'leave it out')} (nothing was done)`,
     );
   }
 }
@@ -69,6 +73,11 @@ export async function execute(
 ): Promise<Report> {
   let cluster: OpenCluster | undefined;
   let removeOnSignal: (() => void) | undefined;
+  const cancel = ports.cancellation;
+  // Once cancelled, no new command (helm, kind) and no new request; running commands are stopped.
+  const commands = cancel
+    ? cancellableRunner(ports.commands, cancel, ports.progress?.stopped)
+    : ports.commands;
   try {
     // A baseline that cannot be read stops the run before the cluster is touched.
     const run: RunInputs = settings.baseline ? { baseline: readBaseline(settings.baseline) } : {};
@@ -79,7 +88,7 @@ export async function execute(
     cluster = await ports.group('Connecting to the cluster', () =>
       openCluster(settings, {
         env: ports.env,
-        commands: ports.commands,
+        commands,
         setSecret: ports.setSecret,
         log: ports.info,
         ...(ports.onKindCluster ? { onKindCluster: ports.onKindCluster } : {}),
@@ -89,10 +98,14 @@ export async function execute(
     // Until the run ends, SIGINT/SIGTERM remove the copy before the process exits (util/signal-cleanup.ts).
     const path = cluster.kubeconfigPath;
     if (ports.removeKubeconfig) removeOnSignal = cleanupOnSignal(() => rmSync(path, { force: true }));
+    const open: OpenCluster = cancel
+      ? { ...cluster, api: cancellableApi(cluster.api, cancel.signal, ports.progress?.answered) }
+      : cluster;
+    const runPorts = { ...ports, commands };
     const body =
       settings.mode === 'reap'
-        ? await reap(settings, cluster, ports, run)
-        : await modes[settings.mode](settings, cluster, ports, run);
+        ? await reap(settings, open, runPorts, run)
+        : await modes[settings.mode](settings, open, runPorts, run);
     return { ...reportHead(settings.mode, clusterOf(cluster, settings)), ...body };
   } catch (error) {
     return {
@@ -136,6 +149,6 @@ function clusterOf(cluster: OpenCluster | undefined, settings: Settings): Report
 
 /** Writes the JSON report to `path`, creating its folder. @throws the file system's error. */
 export function writeReport(path: string, report: Report): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirectories(dirname(path));
   writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
 }

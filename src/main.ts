@@ -1,15 +1,19 @@
+import { closeSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Outputs, State } from './config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from './config/settings.js';
 import type { EnginePorts } from './engine.js';
 import { checkReportPath, errorMessage, execute, reportHead, writeReport } from './execute.js';
+import { cancelledMessage, progressRecorder } from './report/cancelled.js';
 import { publishToGitHub } from './report/github/publish.js';
+import { inFaceTerms, inFaceTermsDeep } from './report/face.js';
 import { fitSummary, renderMarkdown } from './report/markdown.js';
 import { teardownCounts, type Report } from './report/report.js';
 import { rootCauseLabel, rootCausesOf } from './report/root-causes.js';
 import { findingsOfReport } from './report/fleet.js';
 import type { CommandRunner } from './util/command.js';
+import { makeDirectories } from './util/make-directories.js';
 
 /** Everything the action touches outside itself; built from @actions/core in index.ts. */
 export interface ActionPorts extends EnginePorts {
@@ -41,11 +45,21 @@ export function leftoversMessage(report: Report, path: string): string {
     [e.finding, ...e.sameObject, ...e.group, ...e.explains].some((f) => failing.has(f.key)),
   );
   const named = causes.slice(0, 3).map((e) => `${e.finding.code} ${rootCauseLabel(e)}`);
-  const { failed, blockers, stuckNamespaces: stuck } = teardownCounts(report.teardown);
+  const {
+    failed,
+    blockers,
+    stuckNamespaces: stuck,
+    notWaitedNamespaces,
+    refusedNamespaces,
+  } = teardownCounts(report.teardown);
+  const notWaited = notWaitedNamespaces
+    ? ` (${notWaitedNamespaces} not waited for: the overall 'timeout' ran out)`
+    : '';
   const parts = [
     failed ? `${failed} release(s) failed to uninstall` : '',
     blockers ? `${blockers} object(s) still there after their stage` : '',
-    stuck ? `${stuck} namespace(s) stuck in Terminating` : '',
+    stuck ? `${stuck} namespace(s) still Terminating when the wait ended${notWaited}` : '',
+    refusedNamespaces ? `${refusedNamespaces} namespace(s) whose deletion the API server refused` : '',
     failing.size
       ? `${failing.size} finding(s) over fail-on${named.length ? ` from ${causes.length} root cause(s): ${named.join('; ')}${causes.length > 3 ? '; …' : ''}` : ''}`
       : '',
@@ -54,19 +68,89 @@ export function leftoversMessage(report: Report, path: string): string {
 }
 
 /**
- * The action's main step: settings → cluster → mode strategy → report → verdict. The report,
- * outputs and summary are written even when the run failed, so a failed step explains
- * itself; `error` and `leftovers` fail the step (never a green "clean" that did not look).
+ * Pure: `ports` whose log lines, group titles and failure say the run's messages in the action's
+ * words (report/face.ts): what the engine writes names inputs as data.
  */
-export async function run(ports: ActionPorts): Promise<Report> {
+function inActionWords(ports: ActionPorts): ActionPorts {
+  const say = (line: string) => inFaceTerms('action', line);
+  const error = ports.error;
+  return {
+    ...ports,
+    info: (line) => ports.info(say(line)),
+    warning: (line) => ports.warning(say(line)),
+    ...(error ? { error: (line: string) => error(say(line)) } : {}),
+    group: (title, fn) => ports.group(say(title), fn),
+    setFailed: (message) => ports.setFailed(say(message)),
+  };
+}
+
+/**
+ * Pure: the file name of the JSON report when `report-path` is empty, unique per step of a
+ * job: a runner gives one RUNNER_TEMP to the whole job, and GITHUB_ACTION names the step (its
+ * `id`, or `__self`, `__self_2`, ... for steps without one; act gives the step's index).
+ * Characters other than letters, digits, `.`, `_` and `-` become `_`; at most 64 of them.
+ * @param githubAction GITHUB_ACTION; empty or undefined outside a runner
+ * @param counter 1 for the first try; 2, 3, ... when a file of that name is already there
+ */
+export function defaultReportName(githubAction: string | undefined, counter = 1): string {
+  const step = (githubAction ?? '').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
+  return `kube-sweep-report${step ? `-${step}` : ''}${counter > 1 ? `-${counter}` : ''}.json`;
+}
+
+/**
+ * Claims the default report path in $RUNNER_TEMP (the OS temp folder outside a runner): the
+ * first `defaultReportName` that no file holds yet, created empty with O_EXCL, so that a second
+ * step of the same job (or one with the same GITHUB_ACTION) never overwrites the first one's
+ * report. Never throws: when the folder cannot be written, returns the first name (writing the
+ * report then fails with a warning).
+ */
+export function claimDefaultReportPath(env: NodeJS.ProcessEnv): string {
+  const dir = env.RUNNER_TEMP || tmpdir();
+  for (let counter = 1; counter <= 1000; counter++) {
+    const path = join(dir, defaultReportName(env.GITHUB_ACTION, counter));
+    try {
+      makeDirectories(dir);
+      closeSync(openSync(path, 'wx'));
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') break;
+    }
+  }
+  return join(dir, defaultReportName(env.GITHUB_ACTION));
+}
+
+/** A report for a run that stopped before it had one of its own. */
+function errorReport(mode: Report['mode'], error: string): Report {
+  return {
+    ...reportHead(mode, { server: '', version: '', context: '' }),
+    verdict: 'error',
+    warnings: [],
+    error,
+  };
+}
+
+/**
+ * Reads the settings, claims the report path and runs the engine. With a cancellation, waits
+ * for the run only until the run settles or `writeNow` (util/cancellation.ts), so that the
+ * report is written within the runner's grace; a cancelled run's report has verdict `error`,
+ * the `cancelled` section and its "cancelled after …" message (report/cancelled.ts).
+ */
+async function sweep(ports: ActionPorts): Promise<{ settings?: Settings; report: Report; path?: string }> {
+  const started = Date.now();
+  const progress = progressRecorder();
+  const cancel = ports.cancellation;
   let settings: Settings | undefined;
-  let report: Report;
+  let path: string | undefined;
+  let report: Report | undefined;
   try {
     settings = parseSettings(ports.readInput);
     if (settings.reportPath) checkReportPath(settings.reportPath);
+    path = settings.reportPath || claimDefaultReportPath(ports.env);
     const s = settings;
-    report = await execute(s, {
+    const running = execute(s, {
       ...ports,
+      group: progress.group(ports.group),
+      progress,
       onKindCluster: (kind) => {
         ports.saveState(State.kindClusterName, kind.name);
         ports.saveState(State.kindClusterCreated, String(kind.created));
@@ -74,15 +158,22 @@ export async function run(ports: ActionPorts): Promise<Report> {
       },
       onConnected: (cluster) => ports.setOutput(Outputs.kubeconfigPath, cluster.kubeconfigPath),
     });
+    report = await (cancel ? Promise.race([running, cancel.writeNow.then(() => undefined)]) : running);
   } catch (error) {
-    report = {
-      ...reportHead(settings?.mode ?? 'teardown', { server: '', version: '', context: '' }),
-      verdict: 'error',
-      warnings: [],
-      error: errorMessage(error),
-    };
+    report = errorReport(settings?.mode ?? 'teardown', errorMessage(error));
   }
-  const path = settings?.reportPath || join(ports.env.RUNNER_TEMP ?? tmpdir(), 'kube-sweep-report.json');
+  const cause = cancel?.cause();
+  if (cause) {
+    const mode = settings?.mode ?? 'teardown';
+    const cancelled = progress.cancelled(cause, started);
+    const error = cancelledMessage(cancelled, mode);
+    report = { ...(report ?? errorReport(mode, error)), verdict: 'error', error, cancelled };
+  }
+  return { ...(settings ? { settings } : {}), report: report!, ...(path ? { path } : {}) };
+}
+
+/** Writes the JSON report, the step's outputs and the job summary; a failure is a warning. */
+async function writeResults(ports: ActionPorts, report: Report, path: string): Promise<void> {
   try {
     writeReport(path, report);
     ports.setOutput(Outputs.reportPath, path);
@@ -112,13 +203,36 @@ export async function run(ports: ActionPorts): Promise<Report> {
   } catch (error) {
     ports.warning(`could not write the report or summary: ${errorMessage(error)}`);
   }
-  if (settings && (settings.github.prComment || settings.github.checkRun)) {
+}
+
+/**
+ * The action's main step: settings → cluster → mode strategy → report → verdict. The report,
+ * outputs and summary are written even when the run failed, so a failed step explains
+ * itself; `error` and `leftovers` fail the step (never a green "clean" that did not look).
+ * A run cancelled by SIGINT/SIGTERM (`ports.cancellation`) writes them too, with verdict
+ * `error`, within the runner's grace, and publishes nothing to GitHub.
+ */
+export async function run(given: ActionPorts): Promise<Report> {
+  const ports = inActionWords(given);
+  const swept = await sweep(ports);
+  const { settings } = swept;
+  let report = inFaceTermsDeep('action', swept.report);
+  const path = swept.path ?? claimDefaultReportPath(ports.env);
+  await writeResults(ports, report, path);
+  if (report.cancelled) ports.warning('not publishing to GitHub: the run was cancelled');
+  else if (settings && (settings.github.prComment || settings.github.checkRun)) {
     // After the summary; a GitHub failure is a warning recorded in the report, never a verdict.
-    const github = await publishToGitHub(settings.github, report, renderMarkdown(report), {
-      ...ports,
-      notice: ports.notice ?? ports.info,
-    });
-    report = { ...report, github };
+    const github = await publishToGitHub(
+      settings.github,
+      report,
+      renderMarkdown(report, 'action', { hideServer: !settings.github.publishServer }),
+      {
+        ...ports,
+        notice: ports.notice ?? ports.info,
+        ...(ports.cancellation ? { signal: ports.cancellation.signal } : {}),
+      },
+    );
+    report = inFaceTermsDeep('action', { ...report, github });
     try {
       writeReport(path, report);
     } catch (error) {

@@ -9,8 +9,11 @@ import {
   type NamespaceFacts,
   type PullRequestFacts,
 } from './plan/environments.js';
+import { namespaceProtection } from './plan/protected-namespaces.js';
 import { compareWithBaseline } from './report/baseline.js';
 import { createOctokit } from './report/github/octokit.js';
+import { defaultGitHubRequestTimeoutMs } from './report/github/publish.js';
+import { byFace, inputRef, Inputs, inputSet } from './config/inputs.js';
 import { readPullRequests } from './report/github/pull-requests.js';
 import {
   failingFindings,
@@ -69,22 +72,36 @@ async function pullRequestsOf(
   settings: Settings,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
+  signal?: AbortSignal,
 ): Promise<Map<string, PullRequestFacts>> {
   const r = settings.reap;
   if (!r.prClosed && !r.keepLabel) return new Map();
   const [owner, repo, extra] = (env.GITHUB_REPOSITORY ?? '').split('/');
+  const asking = `${inputSet(Inputs.prState, 'closed')} and ${inputRef(Inputs.keepLabel)}`;
   if (!owner || !repo || extra !== undefined)
     throw new Error(
-      `'pr-state: closed' and 'keep-label' read pull requests of the repository in GITHUB_REPOSITORY, which is '${env.GITHUB_REPOSITORY ?? ''}', not owner/repo; run in a GitHub Actions job or set GITHUB_REPOSITORY (nothing was deleted)`,
+      `${asking} read pull requests of the repository in GITHUB_REPOSITORY, which is '${env.GITHUB_REPOSITORY ?? ''}', not owner/repo; run in a GitHub Actions job or set GITHUB_REPOSITORY (nothing was deleted)`,
     );
   if (!settings.github.token)
     throw new Error(
-      "'pr-state: closed' and 'keep-label' need 'github-token' (in a workflow its default is ${{ github.token }}; the CLI reads GITHUB_TOKEN) (nothing was deleted)",
+      `${asking} need ${inputRef(Inputs.githubToken)} (${byFace('in a workflow its default is ${{ github.token }}', 'or set GITHUB_TOKEN')}) (nothing was deleted)`,
     );
   const apiUrl = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
+  // Each request within request-timeout; all of them within one per id plus two for the list.
+  const requestMs = settings.github.requestTimeoutMs ?? defaultGitHubRequestTimeoutMs;
+  const budgetMs = requestMs * (2 + environments.length);
+  const budget = AbortSignal.timeout(budgetMs);
   return readPullRequests(
     environments.map((e) => e.id),
-    { owner, repo, octokit: createOctokit(settings.github.token, apiUrl) },
+    {
+      owner,
+      repo,
+      octokit: createOctokit(settings.github.token, apiUrl, {
+        requestMs,
+        budgetMs,
+        budget: signal ? AbortSignal.any([budget, signal]) : budget,
+      }),
+    },
     log,
   );
 }
@@ -101,6 +118,7 @@ function environmentSettings(settings: Settings, env: Environment): Settings {
       selector: [],
       selectorText: '',
       releases: [],
+      ...(settings.scope.protect ? { protect: settings.scope.protect } : {}),
     }),
   });
 }
@@ -192,16 +210,21 @@ export async function reap(
   run: RunInputs,
 ): Promise<ReportBody> {
   const r: ReapSettings = settings.reap;
-  const environments = groupEnvironments(
-    { patterns: r.patterns, label: r.label },
-    await listNamespaces(cluster),
-  );
+  const namespaces = await listNamespaces(cluster);
+  const protection = namespaceProtection(settings.scope.protect ?? [], namespaces);
+  const environments = groupEnvironments({ patterns: r.patterns, label: r.label }, namespaces);
   ports.info(`environments: ${environments.map((e) => e.id).join(', ') || '(none)'}`);
-  const prs = await pullRequestsOf(environments, settings, ports.env, ports.warning);
+  const prs = await pullRequestsOf(
+    environments,
+    settings,
+    ports.env,
+    ports.warning,
+    ports.cancellation?.signal,
+  );
   const now = Date.now();
   const judged = environments.map((env) => ({
     env,
-    judgement: judgeEnvironment(env, r, now, prs.get(env.id)),
+    judgement: judgeEnvironment(env, r, now, prs.get(env.id), protection),
   }));
   for (const { env, judgement } of judged)
     ports.info(`${env.id}: ${judgement.abandoned ? 'abandoned' : 'kept'}: ${judgement.reasons.join('; ')}`);
@@ -251,7 +274,7 @@ function reapBody(
     verdict: reapVerdict(entries, failing.length, settings.dryRun),
     ...(refused
       ? {
-          error: `refusing to reap ${abandoned.length} environments, more than max-environments (${settings.reap.maxEnvironments}); nothing was deleted. Abandoned: ${abandoned.join(', ')}. Raise max-environments or narrow 'environments'`,
+          error: `refusing to reap ${abandoned.length} environments, more than ${inputRef(Inputs.maxEnvironments)} (${settings.reap.maxEnvironments}); nothing was deleted. Abandoned: ${abandoned.join(', ')}. Raise ${inputRef(Inputs.maxEnvironments)} or narrow ${inputRef(Inputs.environments)}`,
         }
       : {}),
     reap: { environments: entries },

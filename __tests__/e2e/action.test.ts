@@ -3,7 +3,11 @@
  * variables and the GITHUB_STEP_SUMMARY / GITHUB_OUTPUT / GITHUB_STATE files, then
  * `node dist/post/index.js` with the saved state as STATE_* variables.
  */
+import { execa } from 'execa';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import {
@@ -181,8 +185,13 @@ test('pr-comment and check-run through node dist/index.js: a sticky comment and 
       ['POST', '/repos/acme/shop/check-runs', `token ${token}`],
     ]);
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    // The comment is the job summary but for its cluster line: the API server and the context
+    // are not posted through the API unless publish-server says so.
     expect((server.requests[1]!.body as { body: string }).body).toBe(
-      `<!-- kube-sweep:summary PR environment/teardown/sweep -->\n${summary}`,
+      `<!-- kube-sweep:summary PR environment/teardown/sweep -->\n${summary.replace(
+        /^Cluster `[^`]+` \((Kubernetes [^,]+), context `[^`]+`\), mode (`\w+`)\.$/m,
+        '$1, mode $2 (the API server and context are not published here: publish-server).',
+      )}`,
     );
     expect(server.requests[2]!.body).toMatchObject({ head_sha: 'e2ehead', status: 'completed' });
     expect(String(step.stdout)).toContain(`::add-mask::${token}`);
@@ -199,4 +208,129 @@ test('pr-comment and check-run through node dist/index.js: a sticky comment and 
   } finally {
     await server.close();
   }
+});
+
+test('two kube-sweep steps in one job share one RUNNER_TEMP, as on a runner: each report-path output names its own report', async () => {
+  const job = runnerFiles(); // one RUNNER_TEMP for the job; each step gets its own output files
+  const stepFiles = () => {
+    const own = runnerFiles();
+    return { ...own, RUNNER_TEMP: job.RUNNER_TEMP };
+  };
+  const steps: Record<string, string>[] = [
+    { GITHUB_ACTION: 'inventory', INPUT_MODE: 'inventory' },
+    { GITHUB_ACTION: 'plan', INPUT_MODE: 'plan', INPUT_NAMESPACES: 'kube-sweep-none-*' },
+    // The same GITHUB_ACTION again (a runner never gives one twice; the counter keeps them apart anyway).
+    { GITHUB_ACTION: 'plan', INPUT_MODE: 'inventory' },
+    // No GITHUB_ACTION at all (outside a runner).
+    { GITHUB_ACTION: '', INPUT_MODE: 'plan', INPUT_NAMESPACES: 'kube-sweep-none-*' },
+  ];
+  const seen: { verdict: string; path: string }[] = [];
+  for (const vars of steps) {
+    const files = stepFiles();
+    const step = await runStep('dist/index.js', {
+      ...files,
+      ...vars,
+      INPUT_KUBECONFIG: clusterEnv().kubeconfig,
+    });
+    expect(step.exitCode).toBe(0);
+    const outputs = fileCommands(files.GITHUB_OUTPUT);
+    seen.push({ verdict: outputs.verdict!, path: outputs['report-path']! });
+  }
+  expect(seen).toEqual([
+    { verdict: 'complete', path: join(job.RUNNER_TEMP, 'kube-sweep-report-inventory.json') },
+    { verdict: 'planned', path: join(job.RUNNER_TEMP, 'kube-sweep-report-plan.json') },
+    { verdict: 'complete', path: join(job.RUNNER_TEMP, 'kube-sweep-report-plan-2.json') },
+    { verdict: 'planned', path: join(job.RUNNER_TEMP, 'kube-sweep-report.json') },
+  ]);
+  // Read after all four ran: no step overwrote another's report.
+  for (const { verdict, path } of seen) expect(JSON.parse(readFileSync(path, 'utf8')).verdict).toBe(verdict);
+});
+
+test('a GitHub API that accepts and never answers: the step logs the timeout, warns, and ends with the sweep verdict', async () => {
+  const sockets = new Set<Socket>();
+  const silent = createServer(() => {}); // reads each request, never answers
+  silent.on('connection', (s) => sockets.add(s));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  try {
+    const files = runnerFiles();
+    const step = await runStep('dist/index.js', {
+      ...files,
+      ...runnerEnv(url, { pullRequest: { number: 13, headSha: 'e2ehead' } }),
+      INPUT_MODE: 'inventory',
+      INPUT_KUBECONFIG: clusterEnv().kubeconfig,
+      'INPUT_PR-COMMENT': 'true',
+      'INPUT_CHECK-RUN': 'true',
+      'INPUT_GITHUB-TOKEN': 'ghs_e2eSilentToken0123456789abcdefghijkl',
+      'INPUT_REQUEST-TIMEOUT': '2s',
+    });
+    expect(step.exitCode).toBe(0);
+    const stdout = String(step.stdout);
+    expect(stdout).toContain(
+      `publishing to GitHub (${url}): each request at most 2 s, all of it at most 8 s`,
+    );
+    expect(stdout).toContain(
+      '::warning::could not write the pull request comment: GET /repos/acme/shop/issues/13/comments: no answer from GitHub within 2 s',
+    );
+    expect(stdout).toContain(
+      '::warning::could not write the check run: POST /repos/acme/shop/check-runs: no answer from GitHub within 2 s',
+    );
+    const outputs = fileCommands(files.GITHUB_OUTPUT);
+    expect(outputs.verdict).toBe('complete');
+    expect(JSON.parse(readFileSync(outputs['report-path']!, 'utf8')).github).toEqual({
+      prComment: { status: 'failed', message: expect.stringContaining('no answer from GitHub within 2 s') },
+      checkRun: { status: 'failed', message: expect.stringContaining('no answer from GitHub within 2 s') },
+    });
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
+/** A `node` older than 24 on this machine (Debian's nodejs), or undefined. */
+function olderNode(): string | undefined {
+  const candidates = [
+    '/usr/bin/node',
+    '/usr/local/bin/node',
+    ...(process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'node')),
+  ];
+  for (const node of candidates) {
+    const r = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+    if (r.status === 0 && Number(r.stdout.split('.')[0]) < 24) return node;
+  }
+  return undefined;
+}
+
+test('on a Node older than 24 the main step still writes verdict=error, and the post step says nothing', async () => {
+  const node = olderNode();
+  // This machine has Debian's Node 20; the test needs one older than 24 to run the bundle on.
+  expect(node).toBeDefined();
+  const files = runnerFiles();
+  const main = await execa(node!, [join(repoRoot, 'dist/index.js')], {
+    env: { ...files, INPUT_MODE: 'teardown', INPUT_NAMESPACES: 'pr-*' },
+    extendEnv: true,
+    reject: false,
+  });
+  expect(main.exitCode).toBe(1);
+  expect(String(main.stdout)).toMatch(/^::error::kube-sweep needs Node 24 or newer, and this is Node \d+\./);
+  expect(fileCommands(files.GITHUB_OUTPUT)).toEqual({ verdict: 'error' });
+  expect(readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')).toMatch(
+    /^## ❌ kube-sweep: error\n\nkube-sweep needs Node 24/,
+  );
+  // The post step: no kind cluster was created, so nothing to warn about.
+  const post = await execa(node!, [join(repoRoot, 'dist/post/index.js')], {
+    env: { ...files },
+    extendEnv: true,
+    reject: false,
+  });
+  expect([post.exitCode, String(post.stdout), String(post.stderr)]).toEqual([0, '', '']);
+  // Had the state named a created cluster, the post step would say it is left.
+  const left = await execa(node!, [join(repoRoot, 'dist/post/index.js')], {
+    env: { ...files, 'STATE_kind-cluster-created': 'true', 'STATE_kind-cluster-name': 'pr-1' },
+    extendEnv: true,
+    reject: false,
+  });
+  expect(String(left.stdout)).toMatch(
+    /^::warning::post step: kind cluster 'pr-1' is left: kube-sweep needs Node 24/,
+  );
 });

@@ -227,16 +227,28 @@ const rows: Row[] = [
     says: /takes true or false/,
   },
   {
+    input: 'publish-server',
+    what: 'a non-boolean',
+    inputs: { 'publish-server': 'perhaps' },
+    says: /takes true or false/,
+  },
+  {
+    input: 'protect',
+    what: 'a negation',
+    inputs: { protect: '!prod' },
+    says: /neither a namespace name nor a glob/,
+  },
+  {
+    input: 'max-namespaces',
+    what: 'zero',
+    inputs: { 'max-namespaces': '0' },
+    says: /whole number from 1 to 100000/,
+  },
+  {
     input: 'check-run',
     what: 'a non-boolean',
     inputs: { 'check-run': 'sometimes' },
     says: /takes true or false/,
-  },
-  {
-    input: 'github-token',
-    what: 'empty while pr-comment is on',
-    inputs: { 'pr-comment': 'true', 'github-token': '' },
-    says: /input 'pr-comment' is true but input 'github-token' is empty/,
   },
   {
     input: 'cluster',
@@ -351,13 +363,22 @@ const rows: Row[] = [
     inputs: () => ({ 'report-path': join(file('a-file', 'x'), 'report.json') }),
     says: /cannot be written \(a part of its folder is a file: (EEXIST|ENOTDIR)\).*nothing was done/,
   },
+  {
+    input: 'report-path',
+    what: "under a pseudo file system (Node's recursive mkdir never returns there)",
+    inputs: { 'report-path': '/proc/kube-sweep-none/report.json' },
+    says: /is '\/proc\/kube-sweep-none\/report.json', which cannot be written \(its folder cannot be created there: ENOENT\).*nothing was done/,
+  },
 ];
 
 /**
- * Inputs for which a malformed-value row does not apply, with the reason. (None today: every
- * input above has a row; a new input must get a row or a reason here.)
+ * Inputs for which a malformed-value row does not apply, with the reason. A new input must get a
+ * row above or a reason here.
  */
-const notMeaningful: Partial<Record<InputName, string>> = {};
+const notMeaningful: Partial<Record<InputName, string>> = {
+  'github-token':
+    'any string is a token, and an empty one with pr-comment or check-run only warns when publishing (issue 22): the sweep runs',
+};
 
 test('every input has a row, or a reason why it has none', () => {
   const covered = new Set<string>([...rows.map((r) => r.input), ...Object.keys(notMeaningful)]);
@@ -399,7 +420,7 @@ test('timeout alone, shorter than the default stage-timeout, is not bad input: t
   expect(failures).toEqual([]);
   expect(report.verdict).toBe('planned');
   expect(log).toContain(
-    "stage-timeout is capped at the timeout (180s): the default 5m is longer, and 'stage-timeout' was not set",
+    "'stage-timeout' is capped at 'timeout' (180s): the default 5m is longer, and 'stage-timeout' was not set",
   );
   expect(toolMutationsSince(mark, started)).toEqual([]);
 });

@@ -298,7 +298,7 @@ test(
     writeFileSync(
       wrapper,
       `#!/usr/bin/env bash
-if [[ "$1" == uninstall && "$2" == broken ]]; then
+if [[ "$1" == uninstall && "\${@: -1}" == broken ]]; then
   echo 'Error: failed to delete release: broken (simulated by the test)' >&2
   exit 1
 fi

@@ -89,7 +89,16 @@ test('a PR run keeps one sticky comment (found on page 2, updated) and creates a
     expect(body).toContain('[the workflow run](https://github.example/acme/shop/actions/runs/1234)');
     const kept = body.slice(marker.length + 1, body.indexOf('\n\n> ✂️ This comment was cut'));
     expect(kept.length).toBeGreaterThan(1000);
-    expect(run.summary.startsWith(kept.replace(/(\n\n<\/details>)+$/, ''))).toBe(true);
+    // The same blocks but the cluster line, which names the server only in the job summary.
+    const clusterLine = /^(Cluster `|Kubernetes ).*\n/m;
+    expect(clusterLine.exec(kept)?.[0]).toMatch(
+      /^Kubernetes .*the API server and context are not published here/,
+    );
+    expect(
+      run.summary
+        .replace(clusterLine, '')
+        .startsWith(kept.replace(clusterLine, '').replace(/(\n\n<\/details>)+$/, '')),
+    ).toBe(true);
     // The findings table is whole: one row per finding.
     expect(kept.match(/^\| 🟠 \| \*\*`HelmLeftover`\*\* \|/gm)).toHaveLength(120);
 
@@ -128,6 +137,15 @@ test('a PR run keeps one sticky comment (found on page 2, updated) and creates a
     for (const text of [run.log.join('\n'), run.summary, written, JSON.stringify([...run.outputs])]) {
       expect(text).not.toContain(token);
     }
+    // The API server URL and the context are in the summary and the report, not in what was
+    // posted through the API (publish-server is false by default).
+    const apiServer = /server: (\S+)/.exec(readFileSync(clusterEnv().kubeconfig, 'utf8'))![1]!;
+    expect(run.summary).toContain(apiServer);
+    expect(JSON.parse(written).cluster.server).toBe(apiServer);
+    for (const r of server.requests) {
+      expect(JSON.stringify(r.body ?? '')).not.toContain(apiServer);
+      expect(JSON.stringify(r.body ?? '')).not.toContain(`context \``);
+    }
   } finally {
     await server.close();
   }
@@ -162,7 +180,31 @@ test('403 from GitHub (a fork PR, no permissions): warnings naming the permissio
   }
 });
 
-test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without one', async () => {
+test('an empty github-token (a fork PR, no token given): a warning, the sweep runs and its verdict stands', async () => {
+  const server = await startGitHubRecorder();
+  try {
+    const run = await runAction(
+      inputs({ 'fail-on': 'never', 'github-token': '' }),
+      runnerEnv(server.url, { pullRequest: { number: 9, headSha: 'forkhead' } }),
+    );
+    expect(run.failures).toEqual([]);
+    expect(['clean', 'partial']).toContain(run.report.verdict);
+    expect(run.report.findings?.length).toBeGreaterThanOrEqual(120);
+    expect(run.outputs.get('verdict')).toBe(run.report.verdict);
+    expect(server.requests).toEqual([]);
+    expect(run.log.filter((l) => l.startsWith('warning: could not publish'))).toEqual([
+      expect.stringContaining("no token: input 'github-token' is empty"),
+    ]);
+    expect(run.report.github).toEqual({
+      prComment: { status: 'failed', message: expect.stringMatching(/^no token/) },
+      checkRun: { status: 'failed', message: expect.stringMatching(/^no token/) },
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+test('the CLI takes the token from GITHUB_TOKEN, and without one warns and still sweeps', async () => {
   const server = await startGitHubRecorder();
   const variables = { ...runnerEnv(server.url, { eventName: 'push' }), GITHUB_TOKEN: token };
   const saved = Object.fromEntries(Object.keys(variables).map((k) => [k, process.env[k]]));
@@ -196,12 +238,12 @@ test('the CLI takes the token from GITHUB_TOKEN, and refuses --check-run without
     stderr = '';
     expect(
       await cli(
-        [...args, '--check-run', 'true'],
+        [...args, '--fail-on', 'never', '--check-run', 'true'],
         () => {},
         (s) => (stderr += s),
       ),
-    ).toBe(2);
-    expect(stderr).toContain('--check-run is true but --github-token is not given; give a token');
+    ).toBe(0);
+    expect(stderr).toContain("could not publish to GitHub: no token: input 'github-token' is empty");
     expect(server.requests).toHaveLength(3);
   } finally {
     for (const [k, v] of Object.entries(saved)) {

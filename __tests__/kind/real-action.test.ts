@@ -14,7 +14,6 @@
  * skipped and its name says why.
  */
 import { execa } from 'execa';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -23,18 +22,10 @@ import { KubernetesApiError } from '../../src/cluster/errors.js';
 import { loadKubeconfig } from '../../src/cluster/kubeconfig.js';
 import type { Finding } from '../../src/rules/findings.js';
 import { clusterEnv, repoRoot } from '../integration/support/cluster.js';
-import { fileCommands, runStep, runnerFiles } from '../e2e/support/runner.js';
-import { kindBinDir, kindConfigPath, kindNodeImage } from './support.js';
+import { fileCommands, runStep, runnerJob, type RunnerJob } from '../e2e/support/runner.js';
+import { kindBinDir, kindConfigPath, kindNodeImage, kindSkipReason } from './support.js';
 
-function skipReason(): string {
-  if (process.env['KUBE_SWEEP_KIND'] !== '1' && !process.env['KUBE_SWEEP_KIND_NODE_IMAGE'])
-    return 'set KUBE_SWEEP_KIND=1 (or run .ci/run) to run the real-kind tests';
-  const info = spawnSync('docker', ['info'], { timeout: 15_000, stdio: 'ignore' });
-  if (info.error || info.status !== 0)
-    return 'the Docker engine does not answer `docker info` (start it: bash test/kind/docker.sh up)';
-  return '';
-}
-const reason = skipReason();
+const reason = kindSkipReason();
 const suite = reason ? describe.skip : describe;
 
 const id = Math.random().toString(36).slice(2, 7);
@@ -47,7 +38,8 @@ const minutes = 60_000;
 let kindBin = '';
 let nodeImage = '';
 let pathWithKind = '';
-let sharedState: Record<string, string> = {};
+/** The run that created the shared cluster: its post step deletes it at the end. */
+let sharedRun: MainStep | undefined;
 
 interface Report {
   verdict: string;
@@ -70,21 +62,27 @@ function kindInputs(name: string): Record<string, string> {
   };
 }
 
-/** Runs the main step; returns its result, outputs, state and report. */
+/** Runs the main step as the only step of a new job; returns its result, outputs, state and report. */
 async function mainStep(inputs: Record<string, string>) {
-  const files = runnerFiles();
+  const job = runnerJob();
+  const files = job.step();
   const step = await runStep('dist/index.js', { ...files, ...inputs });
   const outputs = fileCommands(files.GITHUB_OUTPUT);
   const state = fileCommands(files.GITHUB_STATE);
   const reportPath = outputs['report-path'];
   const report = reportPath ? (JSON.parse(readFileSync(reportPath, 'utf8')) as Report) : undefined;
-  return { step, outputs, state, report, log: `${String(step.stdout)}\n${String(step.stderr)}` };
+  const log = `${String(step.stdout)}\n${String(step.stderr)}`;
+  return { step, outputs, state, report, log, job, action: files.GITHUB_ACTION };
 }
+type MainStep = Awaited<ReturnType<typeof mainStep>>;
 
-/** Runs the post step with the state a main step saved (STATE_<name>, as the runner passes it). */
-async function postStep(state: Record<string, string>) {
-  const stateEnv = Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v]));
-  return runStep('dist/post/index.js', { ...runnerFiles(), PATH: pathWithKind, ...stateEnv });
+/**
+ * Runs the post step of a main step in the same job (its RUNNER_TEMP and GITHUB_ACTION), with the
+ * state it saved (STATE_<name>, as the runner passes it).
+ */
+async function postStep(main: { state: Record<string, string>; job: RunnerJob; action: string }) {
+  const stateEnv = Object.fromEntries(Object.entries(main.state).map(([k, v]) => [`STATE_${k}`, v]));
+  return runStep('dist/post/index.js', { ...main.job.step(main.action), PATH: pathWithKind, ...stateEnv });
 }
 
 async function kubeconfigOf(name: string): Promise<string> {
@@ -149,7 +147,7 @@ suite(`the action with cluster: kind on a real kind cluster${reason ? ` (skipped
       expect(run.report?.findings).toEqual([]);
       expect(run.outputs.findings).toBe('0');
       expect(run.step.exitCode).toBe(0);
-      sharedState = run.state;
+      sharedRun = run;
 
       kubeconfig = await kubeconfigOf(shared);
       api = await createApiClient(loadKubeconfig(kubeconfig, '', {}), { timeoutMs: 30_000 });
@@ -269,7 +267,7 @@ suite(`the action with cluster: kind on a real kind cluster${reason ? ` (skipped
     async () => {
       const run = await mainStep({ ...kindInputs(shared), INPUT_MODE: 'inventory' });
       expect(run.state).toMatchObject({ 'kind-cluster-name': shared, 'kind-cluster-created': 'false' });
-      const post = await postStep(run.state);
+      const post = await postStep(run);
       expect(post.exitCode).toBe(0);
       expect(await kindClusters()).toContain(shared);
     },
@@ -279,8 +277,8 @@ suite(`the action with cluster: kind on a real kind cluster${reason ? ` (skipped
   test(
     'the post step of the run that created the cluster deletes it',
     async () => {
-      expect(sharedState['kind-cluster-created']).toBe('true');
-      const post = await postStep(sharedState);
+      expect(sharedRun?.state['kind-cluster-created']).toBe('true');
+      const post = await postStep(sharedRun!);
       expect(String(post.stdout)).toContain(`deleted kind cluster '${shared}'`);
       expect(post.exitCode).toBe(0);
       expect(await kindClusters()).not.toContain(shared);
@@ -293,7 +291,7 @@ suite(`the action with cluster: kind on a real kind cluster${reason ? ` (skipped
     async () => {
       const run = await mainStep({ ...kindInputs(kept), INPUT_MODE: 'inventory', 'INPUT_KIND-KEEP': 'true' });
       expect(run.state).toMatchObject({ 'kind-cluster-name': kept, 'kind-cluster-created': 'true' });
-      const post = await postStep(run.state);
+      const post = await postStep(run);
       expect(String(post.stdout)).toContain(`keeping kind cluster '${kept}'`);
       expect(await kindClusters()).toContain(kept);
     },

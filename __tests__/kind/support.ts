@@ -3,8 +3,22 @@
  * They read what test/kind/docker.sh and test/kind/build.sh set up; nothing here sends traffic.
  */
 import { execa } from 'execa';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../integration/support/cluster.js';
+
+/**
+ * Why the real-kind tests are skipped, or '' when they run: they need KUBE_SWEEP_KIND=1 or
+ * KUBE_SWEEP_KIND_NODE_IMAGE (.ci/run sets the latter) and a Docker engine that answers `docker info`.
+ */
+export function kindSkipReason(): string {
+  if (process.env['KUBE_SWEEP_KIND'] !== '1' && !process.env['KUBE_SWEEP_KIND_NODE_IMAGE'])
+    return 'set KUBE_SWEEP_KIND=1 (or run .ci/run) to run the real-kind tests';
+  const info = spawnSync('docker', ['info'], { timeout: 15_000, stdio: 'ignore' });
+  if (info.error || info.status !== 0)
+    return 'the Docker engine does not answer `docker info` (start it: bash test/kind/docker.sh up)';
+  return '';
+}
 
 /** The Docker network kind's nodes join (test/kind/docker.sh creates it before kind does). */
 export const kindNetwork = process.env['KIND_EXPERIMENTAL_DOCKER_NETWORK'] ?? 'kind';

@@ -4,6 +4,7 @@ import type { Settings } from '../config/settings.js';
 import { reportHead } from '../execute.js';
 import { fleetBody } from '../merge.js';
 import type { Report } from '../report/report.js';
+import { inFlagTerms } from '../report/face.js';
 
 /** The parsed flags (cli/index.ts FlagValues). */
 type FlagValues = Readonly<Record<string, string | boolean | undefined>>;
@@ -38,7 +39,7 @@ export function contextsOf(
       ? listContexts(typeof values.kubeconfig === 'string' ? values.kubeconfig : '', process.env)
       : given.split(',').map((c) => c.trim());
   } catch (error) {
-    return fail((error as Error).message.replace(/input '([a-z-]+)'/g, '--$1'));
+    return fail(inFlagTerms((error as Error).message));
   }
   const unique = [...new Set(list.filter((c) => c !== ''))];
   if (unique.length === 0)

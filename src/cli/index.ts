@@ -1,97 +1,28 @@
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { InputDefaults, Inputs, type InputName } from '../config/inputs.js';
+import { Inputs, type InputName, type ModeName } from '../config/inputs.js';
 import { InputError, parseSettings, type Settings } from '../config/settings.js';
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
+import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
-import { closestMatch } from '../util/edit-distance.js';
-import { inFlagTerms } from '../report/face.js';
+import { inFaceTermsDeep, inFlagTerms } from '../report/face.js';
 import { textBaseline } from '../report/baseline-markdown.js';
 import { textReap } from '../report/reap-markdown.js';
 import { textFleet } from '../report/fleet-markdown.js';
 import { contextsOf, runContexts } from './contexts.js';
 import { buildInfo, versionLine } from './version.js';
+import { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
+import { commandHelp, generalHelp, usage } from './help.js';
 
-const commands = ['teardown', 'plan', 'scan', 'inventory', 'reap', 'merge'] as const;
+export { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
+export { usage } from './help.js';
 
 /** A command word: the mode of the run. */
-type Mode = (typeof commands)[number];
-
-/** What an empty value means, for the inputs whose default is no value. */
-const emptyMeans: Partial<Record<InputName, string>> = {
-  [Inputs.kubeconfig]: '$KUBECONFIG (its files merged), then ~/.kube/config',
-  [Inputs.context]: "the kubeconfig's current-context",
-  [Inputs.scanScope]: 'cluster for scan, environment otherwise',
-  [Inputs.reportPath]: 'no file (--output json prints the report)',
-  [Inputs.githubToken]: '$GITHUB_TOKEN',
-  [Inputs.reports]: 'the words after merge',
-  [Inputs.olderThan]: 'no age condition',
-  [Inputs.baseline]: 'no comparison',
-  [Inputs.clusterName]: "the context's name",
-};
-
-/** The three ways to install (README "CLI" and docs/install.md say the same). */
-const install = `Install (any one of):
-  npm i -g kube-sweep                npm package (Node 24); or run it once: npx kube-sweep scan ...
-  kube-sweep-linux-x64               single executable, no Node needed (scripts/sea.mjs builds it)
-  kubectl-sweep on PATH              kubectl plugin: kubectl sweep scan ... (the same binary renamed,
-                                     or npm i -g, or krew: kubectl krew install --manifest=plugins/sweep.yaml)`;
-
-/** Pure: rows of two columns, the first padded to the widest (plus two spaces). */
-function columns(rows: readonly (readonly [string, string])[], indent = '  '): string[] {
-  const width = Math.max(...rows.map(([a]) => a.length)) + 2;
-  return rows.map(([a, b]) => `${indent}${a.padEnd(width)}${b}`.trimEnd());
-}
-
-/** The help text (`--help`, and after a missing or unknown command). */
-export const usage = [
-  'Usage: kube-sweep <command> [options]',
-  '',
-  'Commands:',
-  ...columns([
-    ['plan', 'show the teardown plan for the scope (stages, order, namespaces); changes nothing'],
-    ['teardown', 'uninstall the releases in scope in order, wait until everything is gone,'],
-    ['', 'delete the scoped namespaces'],
-    ['scan', 'find leftovers and orphans (stuck namespaces, unavailable APIServices, webhooks'],
-    ['', 'without a backend, stuck finalizers, orphans in missing namespaces, ...)'],
-    ['inventory', 'read the whole cluster; report what was read and what could not be'],
-    ['reap', 'find the environments (--environments pr-{id}-*, --environment-label) and tear'],
-    ['', 'down the abandoned ones (--older-than, --pr-state closed, --abandoned-label),'],
-    ['', 'each on its own, --reap-concurrency at once; --dry-run true lists them'],
-    ['merge <glob>...', 'merge report files (--report-path of scans of many clusters) into one'],
-    ['', 'fleet summary, judged by one --fail-on'],
-  ]),
-  '',
-  'Several clusters: scan --context a,b (or --all-contexts) scans those contexts of the',
-  'kubeconfig at once and prints one fleet summary, as merge does.',
-  '',
-  'Options (each is the action input of the same name; action.yml describes them):',
-  ...columns([
-    ...Object.values(Inputs)
-      .filter((n) => n !== Inputs.mode)
-      .map((n): [string, string] => [
-        `--${n} <value>`,
-        `default: ${emptyMeans[n] ?? (InputDefaults[n] === '' ? '(none)' : InputDefaults[n].replace(/\n/g, ' '))}`,
-      ]),
-    ['--output <format>', 'text (default), markdown or json'],
-    ['--all-contexts', 'scan: every context of the kubeconfig (see Several clusters)'],
-    ['--version', 'print the version and the commit it was built from'],
-    ['--help', 'this text'],
-  ]),
-  '',
-  'The cluster: --kubeconfig takes a path, the kubeconfig YAML or its base64; without it the',
-  'files of $KUBECONFIG are read (merged as kubectl merges them), else ~/.kube/config.',
-  '--cluster kind creates a kind cluster instead (docker and kind on PATH).',
-  '',
-  'Exit codes: 0 done (clean, planned, or inventory read), 1 leftovers (the teardown left things',
-  'behind, or findings over --fail-on), 2 it could not run (a usage error, bad input, cluster',
-  'unreachable).',
-].join('\n');
+type Mode = ModeName;
 
 export { inFlagTerms };
 
@@ -110,7 +41,7 @@ function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line
   const remove = (): Promise<string | undefined> =>
     (deleted ??= deleteKindCluster(cluster!.name, execaRunner).then(
       () => {
-        info(`deleted kind cluster '${cluster!.name}' (created by this run; --kind-keep true keeps it)`);
+        info(`deleted kind cluster '${cluster!.name}' (created by this run; --kind-keep keeps it)`);
         return undefined;
       },
       (error: unknown) => {
@@ -123,7 +54,7 @@ function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line
     created: (kind: KindCluster) => {
       cluster = kind;
       if (!kind.created) info(`kind cluster '${kind.name}' existed before this run: it is kept`);
-      else if (keep) info(`kind cluster '${kind.name}' is kept (--kind-keep true)`);
+      else if (keep) info(`kind cluster '${kind.name}' is kept (--kind-keep)`);
       else unregister = cleanupOnSignal(async () => void (await remove()));
     },
     done: async (): Promise<string | undefined> => {
@@ -173,6 +104,7 @@ export function text(report: Report): string {
   if (report.fleet) out.push(...textFleet(report.fleet));
   if (report.reap) out.push(...textReap(report.reap));
   if (report.baseline) out.push(...textBaseline(report.baseline, report.findings ?? []));
+  if (report.plan?.blastRadius && !report.teardown) out.push(...textBlastRadius(report.plan.blastRadius));
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
   for (const k of keptAfterRun(report.teardown))
@@ -198,6 +130,17 @@ export function text(report: Report): string {
   return out.join('\n') + '\n';
 }
 
+/** The blast radius, first in a plan or dry run: every namespace, release and object outside them. */
+function textBlastRadius(b: BlastRadius): string[] {
+  const who = (o: BlastRadiusObject) => `${objectLabel(o)} (release ${o.release}, by ${o.by})`;
+  return [
+    `a teardown deletes: namespaces ${b.namespaces.join(', ') || '(none)'}`,
+    `  releases: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+    ...b.clusterScoped.map((o) => `  cluster-scoped: ${who(o)}`),
+    ...b.otherNamespaces.map((o) => `  outside the scope: ${who(o)}`),
+  ];
+}
+
 /** The teardown's releases, what is still there, and the namespaces. */
 function textTeardown(t: NonNullable<Report['teardown']>): string[] {
   const out: string[] = [];
@@ -217,114 +160,12 @@ function textTeardown(t: NonNullable<Report['teardown']>): string[] {
   for (const e of [...t.stages.flatMap((s) => s.errors), ...t.errors])
     out.push(`  could not check: ${inFlagTerms(e)}`);
   for (const n of t.namespaces) {
-    out.push(`  namespace ${n.name}: ${n.status}`);
+    out.push(`  namespace ${n.name}: ${n.status}${n.message ? ` (${n.message})` : ''}`);
     if (n.metadataFinalizers.length)
       out.push(`    held by metadata.finalizers [${n.metadataFinalizers.join(', ')}]`);
     for (const c of n.blockingConditions) out.push(`    ${c.type} (${c.reason}): ${c.message}`);
   }
   return out;
-}
-
-/**
- * The CLI's flags for node:util parseArgs: every input but `mode` (the command word is the mode:
- * a `--mode plan` beside `teardown` must not be ignored) takes a value; then --output, --help
- * and --version.
- */
-const flags = {
-  ...Object.fromEntries(
-    Object.values(Inputs)
-      .filter((n) => n !== Inputs.mode)
-      .map((n) => [n, { type: 'string' as const }]),
-  ),
-  output: { type: 'string', default: 'text' },
-  'all-contexts': { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false },
-  version: { type: 'boolean', default: false },
-} satisfies ParseArgsOptionsConfig;
-
-/** What the command line holds once it parsed: the flags' values and the command word(s). */
-export interface CommandLine {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
-  readonly positionals: readonly string[];
-}
-
-/** How to get help: the last line of a usage error about an option. */
-const seeHelp = 'run kube-sweep --help for the commands and options';
-
-/**
- * A value after a flag may start with `-` when it is a negative number or duration (`-1`,
- * `-5m`: the input then says what it takes) or a YAML list item (`- {code: X}`, as the README
- * writes `ignore`); anything else that starts with `-` is taken for a flag given no value.
- */
-const dashValue = /^-(\d|\.\d|\s)/;
-
-/**
- * Pure: reads the command line (node:util parseArgs, with our own checks on its tokens instead
- * of its messages). A usage error is a message naming the flag and the fix: an unknown option
- * (with the closest known one, util/edit-distance.ts), `--mode`, a flag with no value, a value
- * that looks like a flag, a value given to --help or --version.
- * @returns the values and positionals, or `{ error }` (the CLI exits 2 with it).
- */
-export function parseCommandLine(argv: readonly string[]): CommandLine | { readonly error: string } {
-  const { values, positionals, tokens } = parseArgs({
-    args: [...argv],
-    options: flags,
-    allowPositionals: true,
-    strict: false,
-    tokens: true,
-  });
-  const known = Object.keys(flags);
-  for (const t of tokens) {
-    if (t.kind !== 'option') continue;
-    const flag = t.rawName;
-    if (t.name === Inputs.mode)
-      return {
-        error: `--mode is not a flag: the command word is the mode (kube-sweep ${commands.join('|')} ...)`,
-      };
-    const spec = (flags as Record<string, { type: 'string' | 'boolean' }>)[t.name];
-    if (!spec) {
-      const near = flag.startsWith('--') ? closestMatch(t.name, known) : undefined;
-      return {
-        error: `unknown option ${flag}${near ? `; did you mean --${near}?` : ''}\n${seeHelp}`,
-      };
-    }
-    if (spec.type === 'boolean' && t.value !== undefined)
-      return { error: `${flag} takes no value (it is given '${t.value}')\n${seeHelp}` };
-    if (spec.type !== 'string') continue;
-    if (t.value === undefined) return { error: `${flag} needs a value: ${flag} <value>\n${seeHelp}` };
-    if (t.inlineValue || !t.value.startsWith('-') || dashValue.test(t.value)) continue;
-    const next = t.value.replace(/^--?([^=]*).*$/s, '$1');
-    return {
-      error:
-        next === Inputs.mode || Object.hasOwn(flags, next)
-          ? `${flag} needs a value before ${t.value}: ${flag} <value>\n${seeHelp}`
-          : `${flag} is followed by '${t.value}', which starts with '-' and so is not taken as its value; ` +
-            `to give it as the value, write ${flag}=${t.value}`,
-    };
-  }
-  return { values: values as CommandLine['values'], positionals };
-}
-
-/**
- * Pure: the command word, or a usage error: none given, more than one, or not a command (with
- * the closest command).
- */
-export function commandOf(positionals: readonly string[]): Mode | { readonly error: string } {
-  const [command, ...extra] = positionals;
-  if (command === 'merge') return command;
-  if (command === undefined)
-    return { error: `a command is needed: ${commands.join(', ')} (kube-sweep <command> [options])` };
-  if (!(commands as readonly string[]).includes(command)) {
-    const near = closestMatch(command, commands);
-    return {
-      error: `unknown command '${command}'${near ? `; did you mean ${near}?` : ''}; commands: ${commands.join(', ')}`,
-    };
-  }
-  if (extra.length)
-    return {
-      error: `'${extra[0]}' follows the command '${command}', which takes no argument: give everything else as options (the scope with --namespaces, --selector or --releases)`,
-    };
-  return command as Mode;
 }
 
 /**
@@ -370,7 +211,7 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
     info: progress,
     warning: (line) => err(`! ${inFlagTerms(line)}\n`),
     group: async (title, fn) => {
-      err(`▸ ${title}\n`);
+      err(`▸ ${inFlagTerms(title)}\n`);
       return fn();
     },
     commands: execaRunner,
@@ -380,15 +221,21 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
   });
   const kindWarning = await kind.done();
   if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
+  report = inFaceTermsDeep('cli', report);
   if (settings.github.prComment || settings.github.checkRun) {
-    const github = await publishToGitHub(settings.github, report, renderMarkdown(report, 'cli'), {
-      env: process.env,
-      info: progress,
-      notice: progress,
-      warning: (line) => err(`! ${line}\n`),
-      setSecret: () => {},
-    });
-    report = { ...report, github };
+    const github = await publishToGitHub(
+      settings.github,
+      report,
+      renderMarkdown(report, 'cli', { hideServer: !settings.github.publishServer }),
+      {
+        env: process.env,
+        info: progress,
+        notice: progress,
+        warning: (line) => err(`! ${inFlagTerms(line)}\n`),
+        setSecret: () => {},
+      },
+    );
+    report = inFaceTermsDeep('cli', { ...report, github });
   }
   return report;
 }
@@ -417,6 +264,20 @@ function emitReport(
 }
 
 /**
+ * Pure: the help `--help`/`-h` or the `help` command asks for (`help <command>`, `<command> -h`:
+ * that command's), a usage error (starting `kube-sweep: `) for help on no such command, or
+ * undefined when no help is asked for.
+ */
+function helpOf(values: CommandLine['values'], positionals: readonly string[]): string | undefined {
+  const words = positionals[0] === 'help' ? positionals.slice(1) : values.help ? positionals : undefined;
+  if (words === undefined) return undefined;
+  const [command, ...extra] = words;
+  if (command === undefined) return generalHelp();
+  const mode = commandOf([command, ...extra]);
+  return typeof mode === 'string' ? commandHelp(mode) : `kube-sweep: ${mode.error}\n`;
+}
+
+/**
  * The CLI: the same engine as the action, with inputs as flags.
  * @returns the process exit code (see exitCodeOf; 2 for bad flags).
  */
@@ -431,13 +292,15 @@ export async function main(
     return 2;
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    out(`${install}\n\n${usage}\n`);
-    return 0;
-  }
   if (values.version) {
     out(versionLine(buildInfo()) + '\n');
     return 0;
+  }
+  const help = helpOf(values, positionals);
+  if (help !== undefined) {
+    if (help.startsWith('kube-sweep: ')) err(help);
+    else out(help);
+    return help.startsWith('kube-sweep: ') ? 2 : 0;
   }
   const command = commandOf(positionals);
   if (typeof command !== 'string') {

@@ -1,10 +1,12 @@
+import { escapeLogStream } from '../util/log-escape.js';
 import { main } from './index.js';
 
 /**
  * Runs the `kube-sweep` command in this process with its argv, stdout and stderr: shared by the
  * npm entry (cli-main.ts, after the relaunch) and the single executable (sea.ts).
  * A reader that goes away (`kube-sweep teardown ... | head -1`) must not stop a teardown halfway:
- * writes to a closed pipe are dropped, the run finishes and its exit code still tells.
+ * writes to a closed pipe are dropped, the run finishes and its exit code still tells. Every
+ * write passes `escapeLogStream`, so no line of cluster text can start a workflow command.
  * @returns the exit code (0 done, 1 leftovers, 2 could not run; see main in index.ts).
  */
 export async function runCliProcess(): Promise<number> {
@@ -15,7 +17,8 @@ export async function runCliProcess(): Promise<number> {
   }
   return main(
     process.argv.slice(2),
-    (s) => process.stdout.write(s),
-    (s) => process.stderr.write(s),
+    // Both streams reach the runner log when the CLI runs in a workflow step.
+    (s) => process.stdout.write(escapeLogStream(s)),
+    (s) => process.stderr.write(escapeLogStream(s)),
   );
 }

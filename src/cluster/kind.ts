@@ -1,5 +1,6 @@
 import type { CommandRunner } from '../util/command.js';
 import { ClusterAccessError } from './errors.js';
+import { byFace, Inputs, inputSet } from '../config/inputs.js';
 
 /** What to ask kind for; durations in ms. */
 export interface KindRequest {
@@ -39,8 +40,8 @@ export async function ensureKindCluster(request: KindRequest, runner: CommandRun
     if (!(await runner.find(tool))) {
       throw new ClusterAccessError(
         'kind',
-        `'cluster: kind' needs '${tool}' on PATH and it is not there; install it in an earlier step ` +
-          "(e.g. helm/kind-action or 'go install sigs.k8s.io/kind'), or use 'cluster: existing' with a kubeconfig",
+        `${inputSet(Inputs.cluster, 'kind')} needs '${tool}' on PATH and it is not there; install it ${byFace('in an earlier step', 'first')} ` +
+          `(e.g. helm/kind-action or 'go install sigs.k8s.io/kind'), or use ${inputSet(Inputs.cluster, 'existing')} with a kubeconfig`,
       );
     }
   }

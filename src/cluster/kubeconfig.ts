@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -11,6 +11,8 @@ import {
   type KubeconfigUser,
 } from './credentials.js';
 import { ClusterAccessError } from './errors.js';
+import { inputEmpty, inputRef, Inputs, inputSet, inputWord } from '../config/inputs.js';
+import { makeDirectories } from '../util/make-directories.js';
 
 /** Where a kubeconfig came from, for messages (never the content). */
 export type KubeconfigOrigin =
@@ -73,8 +75,8 @@ export function readKubeconfigInput(
       if (present.length === 0) {
         throw new ClusterAccessError(
           'no-such-file',
-          `input 'kubeconfig' is empty and $KUBECONFIG names no file that exists (${listed.join(', ')}); ` +
-            'set the input to a kubeconfig path, its YAML or its base64, or fix $KUBECONFIG',
+          `${inputEmpty(Inputs.kubeconfig)} and $KUBECONFIG names no file that exists (${listed.join(', ')}); ` +
+            `set ${inputRef(Inputs.kubeconfig)} to a kubeconfig path, its YAML or its base64, or fix $KUBECONFIG`,
         );
       }
       return { texts: present.map((p) => readFileSync(p, 'utf8')), origin: { kind: 'env', paths: present } };
@@ -83,8 +85,8 @@ export function readKubeconfigInput(
     if (!existsSync(home)) {
       throw new ClusterAccessError(
         'no-such-file',
-        `input 'kubeconfig' is empty, $KUBECONFIG is unset and ${home} does not exist; ` +
-          "set 'kubeconfig' to a path, the kubeconfig YAML or its base64, or use 'cluster: kind'",
+        `${inputEmpty(Inputs.kubeconfig)}, $KUBECONFIG is unset and ${home} does not exist; ` +
+          `set ${inputRef(Inputs.kubeconfig)} to a path, the kubeconfig YAML or its base64, or use ${inputSet(Inputs.cluster, 'kind')}`,
       );
     }
     return { texts: [readFileSync(home, 'utf8')], origin: { kind: 'home', path: home } };
@@ -97,7 +99,7 @@ export function readKubeconfigInput(
     if (statSync(path).isDirectory()) {
       throw new ClusterAccessError(
         'no-such-file',
-        `input 'kubeconfig' is '${value}', which is a directory; give the path of a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+        `${inputWord(Inputs.kubeconfig)} is '${value}', which is a directory; give the path of a kubeconfig file, the kubeconfig YAML itself, or its base64`,
       );
     }
     return { texts: [readFileSync(path, 'utf8')], origin: { kind: 'file', path } };
@@ -114,7 +116,7 @@ export function readKubeconfigInput(
     }
     throw new ClusterAccessError(
       'not-a-kubeconfig',
-      `input 'kubeconfig' looks like base64 (${compact.length} characters) but decodes neither to a kubeconfig ` +
+      `${inputWord(Inputs.kubeconfig)} looks like base64 (${compact.length} characters) but decodes neither to a kubeconfig ` +
         'nor to the path of an existing file; encode the whole kubeconfig (base64 -w0 ~/.kube/config) or give its path',
     );
   }
@@ -126,7 +128,7 @@ export function readKubeconfigInput(
       : `(${value.length} characters, not shown)`;
   throw new ClusterAccessError(
     'no-such-file',
-    `input 'kubeconfig': no such file ${shown}; give a path to a kubeconfig file, the kubeconfig YAML itself, or its base64`,
+    `${inputWord(Inputs.kubeconfig)}: no such file ${shown}; give a path to a kubeconfig file, the kubeconfig YAML itself, or its base64`,
   );
 }
 
@@ -137,15 +139,15 @@ export function readKubeconfigInput(
 export function describeKubeconfigOrigin(origin: KubeconfigOrigin): string {
   switch (origin.kind) {
     case 'file':
-      return `the kubeconfig file ${origin.path} (input 'kubeconfig')`;
+      return `the kubeconfig file ${origin.path} (${inputWord(Inputs.kubeconfig)})`;
     case 'home':
-      return `${origin.path} (input 'kubeconfig' is empty and $KUBECONFIG unset)`;
+      return `${origin.path} (${inputEmpty(Inputs.kubeconfig)} and $KUBECONFIG unset)`;
     case 'env':
-      return `$KUBECONFIG (${origin.paths.join(', ')}; input 'kubeconfig' is empty)`;
+      return `$KUBECONFIG (${origin.paths.join(', ')}; ${inputEmpty(Inputs.kubeconfig)})`;
     case 'inline':
-      return "the inline YAML in input 'kubeconfig'";
+      return `the inline YAML in ${inputWord(Inputs.kubeconfig)}`;
     case 'base64':
-      return "the base64 kubeconfig in input 'kubeconfig'";
+      return `the base64 kubeconfig in ${inputWord(Inputs.kubeconfig)}`;
   }
 }
 
@@ -221,15 +223,15 @@ function chooseContext(
   if (!chosen) {
     throw new ClusterAccessError(
       'no-such-context',
-      `${describeKubeconfigOrigin(origin)} has no current-context and input 'context' is empty; ` +
-        `set 'context' to one of: ${names.join(', ') || '(none: the kubeconfig has no contexts)'}`,
+      `${describeKubeconfigOrigin(origin)} has no current-context and ${inputEmpty(Inputs.context)}; ` +
+        `set ${inputRef(Inputs.context)} to one of: ${names.join(', ') || '(none: the kubeconfig has no contexts)'}`,
     );
   }
   const ctx = (doc.contexts ?? []).find((c) => c.name === chosen);
   if (!ctx) {
     throw new ClusterAccessError(
       'no-such-context',
-      `${context ? "input 'context'" : 'current-context'} is '${chosen}', which ${describeKubeconfigOrigin(origin)} does not define; ` +
+      `${context ? inputWord(Inputs.context) : 'current-context'} is '${chosen}', which ${describeKubeconfigOrigin(origin)} does not define; ` +
         `contexts there: ${names.join(', ') || '(none)'}`,
     );
   }
@@ -317,9 +319,39 @@ function pinnedUserOf(
   );
 }
 
+/** Shortest plugin setting that is masked: a shorter one (`1`, `true`, `eu`) would mask that text all through the log. */
+export const minimumMaskedLength = 8;
+
+/** Pure: each line of `value` (trimmed) of at least `minimumMaskedLength` characters. */
+function maskableLines(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  return value
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length >= minimumMaskedLength);
+}
+
+/**
+ * Pure: the values a credential plugin is given that may be secrets: every `exec.env` value
+ * (AWS keys, a token passed to a helper) and every `auth-provider.config` value (client secret,
+ * id and refresh tokens, certificate data), line by line, each of at least
+ * `minimumMaskedLength` characters.
+ */
+function pluginSecrets(u: KubeconfigUser | undefined): string[] {
+  const exec = u?.exec as { env?: unknown } | undefined;
+  const env = Array.isArray(exec?.env) ? (exec.env as { value?: unknown }[]) : [];
+  const provider = u?.['auth-provider'] as { config?: unknown } | undefined;
+  const config =
+    provider?.config && typeof provider.config === 'object'
+      ? Object.values(provider.config as Record<string, unknown>)
+      : [];
+  return [...env.map((e) => e?.value), ...config].flatMap(maskableLines);
+}
+
 /**
  * The user entry's credential values to mask: token, password, the client key and certificate
- * data (pemLines), and the client key file's content when the file exists (read here).
+ * data (pemLines), the client key file's content when the file exists (read here), and what a
+ * credential plugin is given (`pluginSecrets`: exec env values, auth-provider config values).
  */
 function secretsOfUser(u: KubeconfigUser | undefined): string[] {
   const secrets: string[] = [];
@@ -328,6 +360,7 @@ function secretsOfUser(u: KubeconfigUser | undefined): string[] {
   secrets.push(...pemLines(u?.['client-key-data']), ...pemLines(u?.['client-certificate-data']));
   const keyFile = u?.['client-key'];
   if (keyFile && existsSync(keyFile)) secrets.push(...pemLines(readFileSync(keyFile).toString('base64')));
+  secrets.push(...pluginSecrets(u));
   return secrets;
 }
 
@@ -389,7 +422,7 @@ export function writeKubeconfigFile(loaded: LoadedKubeconfig, dir?: string): str
   const base = dir ?? process.env.RUNNER_TEMP;
   // Outside a runner: a private folder of this run, never a shared one another user may own.
   const folder = base ? join(base, 'kube-sweep') : mkdtempSync(join(tmpdir(), 'kube-sweep-'));
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  makeDirectories(folder, 0o700);
   const path = join(folder, `kubeconfig-${process.pid}-${Date.now()}.yaml`);
   writeFileSync(path, loaded.pinnedYaml, { mode: 0o600 });
   return path;

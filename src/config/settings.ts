@@ -1,6 +1,6 @@
 import parseDuration from 'parse-duration';
 import { z } from 'zod';
-import { InputDefaults, Inputs, type InputName } from './inputs.js';
+import { byFace, InputDefaults, inputRef, Inputs, inputSet, inputWord, type InputName } from './inputs.js';
 import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
 import type { ReleaseRef, ScopeSpec } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
@@ -62,9 +62,14 @@ export interface Settings {
    * client TLS files. Absent: etcd is not read.
    */
   readonly etcd?: EtcdAccess;
-  /** The environment: namespace names/globs, namespace label selector, releases. */
+  /** The environment: namespace names/globs, namespace label selector, releases, `protect` globs. */
   readonly scope: ScopeSpec;
-  /** Delete the scoped namespaces after the last stage. */
+  /**
+   * `max-namespaces`: a teardown (and a plan) of more namespaces than this is refused before any
+   * change (plan/scope.ts `scopeRefusals`). Scan never asks.
+   */
+  readonly maxNamespaces: number;
+  /** Delete each scoped namespace as soon as the last stage touching it is done (untouched ones after the last stage). */
   readonly deleteNamespaces: boolean;
   /**
    * With `mode: teardown`: inventory, plan and every pre-delete check, then report what would be
@@ -113,9 +118,15 @@ export interface Settings {
   readonly listConcurrency: number;
   /** `limit` of one list page. */
   readonly pageSize: number;
-  /** Where the JSON report is written; '' means `$RUNNER_TEMP/kube-sweep-report.json`. */
+  /**
+   * Where the JSON report is written; '' means `$RUNNER_TEMP/kube-sweep-report-<step>.json`, one
+   * file per step (main.ts `defaultReportName`; the CLI writes no file then).
+   */
   readonly reportPath: string;
-  /** pr-comment, check-run and github-token: what to publish to GitHub, and the token for it. */
+  /**
+   * pr-comment, check-run and github-token: what to publish to GitHub, and the token for it;
+   * request-timeout bounds each GitHub request too.
+   */
   readonly github: PublishSettings;
 }
 
@@ -174,21 +185,21 @@ function duration(name: InputName, capped = true) {
     if (ms === null || ms === undefined || Number.isNaN(ms) || Math.round(ms) < 1) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}', which is not a positive duration; write it like 90s, 5m or 1h30m`,
+        message: `${inputWord(name)} is '${raw}', which is not a positive duration; write it like 90s, 5m or 1h30m`,
       });
       return z.NEVER;
     }
     if (capped && ms > maxDurationMs) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}', longer than the maximum, ${maxDurationText} (2^31-1 ms, the longest timer Node.js can set); write ${maxDurationText} or less, e.g. 24d`,
+        message: `${inputWord(name)} is '${raw}', longer than the maximum, ${maxDurationText} (2^31-1 ms, the longest timer Node.js can set); write ${maxDurationText} or less, e.g. 24d`,
       });
       return z.NEVER;
     }
     if (!Number.isFinite(ms)) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}', a number too large to read; write it like 90s, 5m or 1h30m`,
+        message: `${inputWord(name)} is '${raw}', a number too large to read; write it like 90s, 5m or 1h30m`,
       });
       return z.NEVER;
     }
@@ -219,7 +230,7 @@ function environmentPatterns() {
       } catch (error) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'environments' has ${(error as Error).message}; write namespace patterns with one {id} each, e.g. pr-{id}-* (with pr-state: closed the id is the pull request number)`,
+          message: `${inputWord(Inputs.environments)} has ${(error as Error).message}; write namespace patterns with one {id} each, e.g. pr-{id}-* (with ${inputSet(Inputs.prState, 'closed')} the id is the pull request number)`,
         });
         return z.NEVER;
       }
@@ -235,7 +246,7 @@ function labelKey(name: InputName) {
     if (text === '' || (finalizerName.test(text) && text.length <= 316)) return text;
     ctx.addIssue({
       code: 'custom',
-      message: `input '${name}' is '${raw}', which is not a label key; write one like preview-id or example.com/preview-id`,
+      message: `${inputWord(name)} is '${raw}', which is not a label key; write one like preview-id or example.com/preview-id`,
     });
     return z.NEVER;
   });
@@ -255,7 +266,7 @@ function labelRequirement() {
       return { key: key!, ...(value !== undefined ? { value } : {}) };
     ctx.addIssue({
       code: 'custom',
-      message: `input 'abandoned-label' is '${raw}'; write a label key or key=value, e.g. preview-abandoned=true`,
+      message: `${inputWord(Inputs.abandonedLabel)} is '${raw}'; write a label key or key=value, e.g. preview-abandoned=true`,
     });
     return z.NEVER;
   });
@@ -268,7 +279,7 @@ function integer(name: InputName, min: number, max: number) {
     if (!Number.isInteger(value) || value < min || value > max) {
       ctx.addIssue({
         code: 'custom',
-        message: `input '${name}' is '${raw}'; it takes a whole number from ${min} to ${max}`,
+        message: `${inputWord(name)} is '${raw}'; it takes a whole number from ${min} to ${max}`,
       });
       return z.NEVER;
     }
@@ -281,7 +292,7 @@ function boolean(name: InputName) {
     const text = raw.trim().toLowerCase();
     if (text === 'true') return true;
     if (text === 'false') return false;
-    ctx.addIssue({ code: 'custom', message: `input '${name}' is '${raw}'; it takes true or false` });
+    ctx.addIssue({ code: 'custom', message: `${inputWord(name)} is '${raw}'; it takes true or false` });
     return z.NEVER;
   });
 }
@@ -292,7 +303,7 @@ function oneOf<const T extends readonly [string, ...string[]]>(name: InputName, 
     if ((values as readonly string[]).includes(text)) return text as T[number];
     ctx.addIssue({
       code: 'custom',
-      message: `input '${name}' is '${raw}'; it takes one of: ${values.join(', ')}`,
+      message: `${inputWord(name)} is '${raw}'; it takes one of: ${values.join(', ')}`,
     });
     return z.NEVER;
   });
@@ -315,14 +326,15 @@ const namespaceGlob = /^[-a-z0-9*?[\]]+$/;
 const balancedClasses = (p: string) => /^([^[\]]|\[[^[\]]+\])*$/.test(p);
 const releaseName = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
-function namespacePatterns() {
+/** `namespaces` and `protect`: namespace names and globs (minimatch), one per line or comma-separated. */
+function namespacePatterns(input: typeof Inputs.namespaces | typeof Inputs.protect) {
   return z.string().transform((raw, ctx) => {
     const out = items(raw);
     const bad = out.find((p) => !namespaceGlob.test(p) || !balancedClasses(p));
     if (bad !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'namespaces' has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
+        message: `${inputWord(input)} has '${bad}', which is neither a namespace name nor a glob; use names like pr-12 or globs like pr-* (*, ? and [a-z]; no '!' or braces)`,
       });
       return z.NEVER;
     }
@@ -338,7 +350,7 @@ function releaseRefs() {
       if (extra !== undefined || !ns || !name || !dnsLabel.test(ns) || !releaseName.test(name)) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'releases' has '${item}'; write each release as namespace/name, e.g. pr-12/api`,
+          message: `${inputWord('releases')} has '${item}'; write each release as namespace/name, e.g. pr-12/api`,
         });
         return z.NEVER;
       }
@@ -369,14 +381,14 @@ function orderLines() {
       if (!before || !after) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'order' has the line '${line}'; write one constraint per line as 'app -> operator' (release names, or namespace/name)`,
+          message: `${inputWord('order')} has the line '${line}'; write one constraint per line as 'app -> operator' (release names, or namespace/name)`,
         });
         return z.NEVER;
       }
       if (before.name === after.name && before.namespace === after.namespace) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'order' has the line '${line}', which orders a release before itself (a cycle); name two different releases`,
+          message: `${inputWord('order')} has the line '${line}', which orders a release before itself (a cycle); name two different releases`,
         });
         return z.NEVER;
       }
@@ -398,7 +410,7 @@ function finalizerNames() {
     if (bad !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'force-remove-finalizers' has '${bad}', which is not a finalizer name; list exact names such as example.com/cleanup (no globs)`,
+        message: `${inputWord('force-remove-finalizers')} has '${bad}', which is not a finalizer name; list exact names such as example.com/cleanup (no globs)`,
       });
       return z.NEVER;
     }
@@ -417,7 +429,7 @@ function failOn() {
     if (all.includes('never') && all.length > 1) {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'fail-on' is '${all.join(', ')}': 'never' means nothing fails the step, so it cannot be combined with a severity or codes; keep one`,
+        message: `${inputWord('fail-on')} is '${all.join(', ')}': 'never' means nothing fails the step, so it cannot be combined with a severity or codes; keep one`,
       });
       return z.NEVER;
     }
@@ -430,7 +442,7 @@ function failOn() {
       if (!Object.prototype.hasOwnProperty.call(findingCodes, item)) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'fail-on' has '${item}', which is neither a severity (error, warning, info), 'never', nor a finding code (see docs/finding-codes.md)`,
+          message: `${inputWord('fail-on')} has '${item}', which is neither a severity (error, warning, info), 'never', nor a finding code (see docs/finding-codes.md)`,
         });
         return z.NEVER;
       }
@@ -449,7 +461,7 @@ function ignoreEntries() {
     const fail = (why: string) => {
       ctx.addIssue({
         code: 'custom',
-        message: `input 'ignore' ${why}; write a YAML list such as '- {code: StuckFinalizer, namespace: "pr-*"}' (keys: ${ignoreKeys.join(', ')})`,
+        message: `${inputWord('ignore')} ${why}; write a YAML list such as '- {code: StuckFinalizer, namespace: "pr-*"}' (keys: ${ignoreKeys.join(', ')})`,
       });
       return z.NEVER;
     };
@@ -507,7 +519,7 @@ function labelSelector() {
       if (!(error instanceof LabelSelectorError)) throw error;
       ctx.addIssue({
         code: 'custom',
-        message: `input 'selector' is '${raw}': ${error.message}; write a label selector like env=pr-12,team in (a,b)`,
+        message: `${inputWord('selector')} is '${raw}': ${error.message}; write a label selector like env=pr-12,team in (a,b)`,
       });
       return z.NEVER;
     }
@@ -524,7 +536,10 @@ const schema = z
     [Inputs.prState]: z.string().transform((raw, ctx) => {
       const text = raw.trim();
       if (text === '' || text === 'closed') return text === 'closed';
-      ctx.addIssue({ code: 'custom', message: `input 'pr-state' is '${raw}'; it takes closed (or nothing)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${inputWord(Inputs.prState)} is '${raw}'; it takes closed (or nothing)`,
+      });
       return z.NEVER;
     }),
     [Inputs.abandonedLabel]: labelRequirement(),
@@ -536,7 +551,7 @@ const schema = z
       if (text === '' || text === 'environment' || text === 'cluster') return text;
       ctx.addIssue({
         code: 'custom',
-        message: `input 'scan-scope' is '${raw}'; it takes environment or cluster`,
+        message: `${inputWord('scan-scope')} is '${raw}'; it takes environment or cluster`,
       });
       return z.NEVER;
     }),
@@ -552,7 +567,7 @@ const schema = z
       if (!/^https?:\/\/[^/\s]+\/?$/.test(text)) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'etcd-endpoint' is '${raw}'; write one etcd client URL such as http://127.0.0.1:2379 or https://10.0.0.5:2379`,
+          message: `${inputWord('etcd-endpoint')} is '${raw}'; write one etcd client URL such as http://127.0.0.1:2379 or https://10.0.0.5:2379`,
         });
         return z.NEVER;
       }
@@ -564,14 +579,16 @@ const schema = z
       if (parts.length !== 3) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'etcd-tls' is '${raw}'; give three PEM file paths: CA, client certificate, client key (comma-separated)`,
+          message: `${inputWord('etcd-tls')} is '${raw}'; give three PEM file paths: CA, client certificate, client key (comma-separated)`,
         });
         return z.NEVER;
       }
       return { ca: parts[0]!, cert: parts[1]!, key: parts[2]! };
     }),
     [Inputs.forceRemoveFinalizers]: finalizerNames(),
-    [Inputs.namespaces]: namespacePatterns(),
+    [Inputs.namespaces]: namespacePatterns(Inputs.namespaces),
+    [Inputs.protect]: namespacePatterns(Inputs.protect),
+    [Inputs.maxNamespaces]: integer(Inputs.maxNamespaces, 1, 100000),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
     [Inputs.deleteNamespaces]: boolean(Inputs.deleteNamespaces),
@@ -591,7 +608,7 @@ const schema = z
       if (!kindClusterName.test(text) || text.length > 50) {
         ctx.addIssue({
           code: 'custom',
-          message: `input 'kind-cluster-name' is '${raw}'; use lower-case letters, digits and '-' (at most 50)`,
+          message: `${inputWord('kind-cluster-name')} is '${raw}'; use lower-case letters, digits and '-' (at most 50)`,
         });
         return z.NEVER;
       }
@@ -607,30 +624,24 @@ const schema = z
     [Inputs.reportPath]: z.string().transform((s) => s.trim()),
     [Inputs.prComment]: boolean(Inputs.prComment),
     [Inputs.checkRun]: boolean(Inputs.checkRun),
+    [Inputs.publishServer]: boolean(Inputs.publishServer),
     [Inputs.githubToken]: z.string().transform((s) => s.trim()),
   })
   .superRefine((v, ctx) => {
-    if ((v['pr-comment'] || v['check-run']) && v['github-token'] === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: [Inputs.githubToken],
-        message: `input '${v['pr-comment'] ? Inputs.prComment : Inputs.checkRun}' is true but input 'github-token' is empty; give a token (in a workflow its default is \${{ github.token }}; the CLI reads GITHUB_TOKEN)`,
-      });
-    }
+    // An empty github-token with pr-comment/check-run is not refused here: publishing is a side
+    // channel (report/github/publish.ts warns and records it), and the sweep runs.
     if (v['etcd-tls'] && !v['etcd-endpoint'].startsWith('https://')) {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.etcdTls],
-        message:
-          "input 'etcd-tls' needs an https 'etcd-endpoint'; set etcd-endpoint to https://... or drop etcd-tls",
+        message: `${inputWord(Inputs.etcdTls)} needs an https ${inputRef(Inputs.etcdEndpoint)}; set ${inputRef(Inputs.etcdEndpoint)} to https://... or drop ${inputRef(Inputs.etcdTls)}`,
       });
     }
     if (v['force-remove-finalizers'].length > 0 && v.remediate !== 'safe') {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.forceRemoveFinalizers],
-        message:
-          "input 'force-remove-finalizers' only acts with 'remediate: safe'; set remediate to safe or drop it",
+        message: `${inputWord(Inputs.forceRemoveFinalizers)} only acts with ${inputSet(Inputs.remediate, 'safe')}; set ${inputSet(Inputs.remediate, 'safe')} or drop ${inputRef(Inputs.forceRemoveFinalizers)}`,
       });
     }
     if (v.mode === 'merge' && v.reports.length === 0) {
@@ -653,22 +664,21 @@ const schema = z
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.namespaces],
-        message: `mode '${v.mode}' needs a scope and none was given: set 'namespaces' (names or globs), 'selector' (a namespace label selector) or 'releases' (namespace/name lines)`,
+        message: `${byFace(`mode '${v.mode}'`, `kube-sweep ${v.mode}`)} needs a scope and none was given: set ${inputRef(Inputs.namespaces)} (names or globs), ${inputRef(Inputs.selector)} (a namespace label selector) or ${inputRef(Inputs.releases)} (namespace/name lines)`,
       });
     }
     if (v.cluster === 'kind' && v.kubeconfig.trim() !== '') {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.kubeconfig],
-        message:
-          "inputs 'cluster: kind' and 'kubeconfig' exclude each other: kind writes its own kubeconfig; drop one",
+        message: `${byFace('inputs ', '')}${inputSet(Inputs.cluster, 'kind')} and ${inputRef(Inputs.kubeconfig)} exclude each other: kind writes its own kubeconfig; drop one`,
       });
     }
     if (v.cluster !== 'kind' && (v['kind-config'] || v['kind-node-image'])) {
       ctx.addIssue({
         code: 'custom',
         path: [Inputs.kindConfig],
-        message: "inputs 'kind-config' and 'kind-node-image' only apply with 'cluster: kind'",
+        message: `${byFace('inputs ', '')}${inputRef(Inputs.kindConfig)} and ${inputRef(Inputs.kindNodeImage)} only apply with ${inputSet(Inputs.cluster, 'kind')}`,
       });
     }
   });
@@ -676,11 +686,11 @@ const schema = z
 /** The cross-field rules of `mode: reap`: how environments are found, and what abandons one. */
 function reapIssues(
   v: {
-    environments: string[];
-    'environment-label': string;
-    'older-than'?: number;
-    'pr-state': boolean;
-    'abandoned-label'?: unknown;
+    readonly [Inputs.environments]: string[];
+    readonly [Inputs.environmentLabel]: string;
+    readonly [Inputs.olderThan]?: number;
+    readonly [Inputs.prState]: boolean;
+    readonly [Inputs.abandonedLabel]?: unknown;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -688,15 +698,13 @@ function reapIssues(
     ctx.addIssue({
       code: 'custom',
       path: [Inputs.environments],
-      message:
-        "mode 'reap' needs 'environments' (namespace patterns with one {id}, e.g. pr-{id}-*) or 'environment-label' (a namespace label whose value is the id)",
+      message: `${inputSet(Inputs.mode, 'reap')} needs ${inputRef(Inputs.environments)} (namespace patterns with one {id}, e.g. pr-{id}-*) or ${inputRef(Inputs.environmentLabel)} (a namespace label whose value is the id)`,
     });
   if (v['older-than'] === undefined && !v['pr-state'] && v['abandoned-label'] === undefined)
     ctx.addIssue({
       code: 'custom',
       path: [Inputs.olderThan],
-      message:
-        "mode 'reap' needs a condition that makes an environment abandoned: 'older-than' (a duration), 'pr-state: closed' or 'abandoned-label'",
+      message: `${inputSet(Inputs.mode, 'reap')} needs a condition that makes an environment abandoned: ${inputRef(Inputs.olderThan)} (a duration), ${inputSet(Inputs.prState, 'closed')} or ${inputRef(Inputs.abandonedLabel)}`,
     });
 }
 
@@ -737,7 +745,7 @@ export function parseSettings(read: InputReader): Settings {
   if (read(Inputs.stageTimeout) !== '' && v['stage-timeout'] > v.timeout) {
     throw new InputError(
       Inputs.stageTimeout,
-      `input 'stage-timeout' (${v['stage-timeout'] / 1000}s) is longer than 'timeout' (${v.timeout / 1000}s); make it shorter or raise 'timeout'`,
+      `${inputWord('stage-timeout')} (${v['stage-timeout'] / 1000}s) is longer than ${inputRef(Inputs.timeout)} (${v.timeout / 1000}s); make it shorter or raise ${inputRef(Inputs.timeout)}`,
     );
   }
   return Object.freeze({
@@ -760,7 +768,9 @@ export function parseSettings(read: InputReader): Settings {
       selector: v.selector.requirements,
       selectorText: v.selector.text,
       releases: v.releases,
+      protect: v.protect,
     }),
+    maxNamespaces: v['max-namespaces'],
     deleteNamespaces: v['delete-namespaces'],
     dryRun: v['dry-run'],
     order: v.order,
@@ -789,6 +799,8 @@ export function parseSettings(read: InputReader): Settings {
       prComment: v['pr-comment'],
       checkRun: v['check-run'],
       token: v['github-token'],
+      publishServer: v['publish-server'],
+      requestTimeoutMs: v['request-timeout'],
     }),
   });
 }

@@ -6,18 +6,28 @@ interface SecretList {
   items?: { metadata?: { name?: string }; data?: { release?: string } }[];
 }
 
+/** A release Secret whose record was refused (`decodeRelease` threw), and why. */
+export interface RefusedRecord {
+  readonly namespace: string;
+  readonly secret: string;
+  /** The decoder's message (names the Secret; never quotes the record's own fields). */
+  readonly reason: string;
+}
+
 /**
  * Reads the Helm releases stored in `namespaces` (Secrets labelled owner=helm, Helm's default
  * storage driver; the ConfigMap and SQL drivers are not read) and returns the current revision
- * of each, in every status. A Secret that does not decode, or a namespace whose Secrets may
- * not be listed, becomes a `problems` line rather than an exception.
+ * of each, in every status. A namespace whose Secrets may not be listed becomes a `problems`
+ * line; a Secret whose record does not decode or is not a valid release (forged, corrupted, a
+ * gzip bomb) is left out and listed in `refused`, never an exception.
  */
 export async function findReleases(
   api: ApiClient,
   namespaces: readonly string[],
-): Promise<{ releases: HelmRelease[]; problems: string[] }> {
+): Promise<{ releases: HelmRelease[]; problems: string[]; refused: RefusedRecord[] }> {
   const revisions: HelmRelease[] = [];
   const problems: string[] = [];
+  const refused: RefusedRecord[] = [];
   for (const ns of [...new Set(namespaces)].sort()) {
     let list: SecretList;
     try {
@@ -37,9 +47,9 @@ export async function findReleases(
         revisions.push(decodeRelease(item.data.release, `${ns}/${name}`));
       } catch (error) {
         if (!(error instanceof ReleaseDecodeError)) throw error;
-        problems.push(error.message);
+        refused.push({ namespace: ns, secret: name, reason: error.message });
       }
     }
   }
-  return { releases: currentReleases(revisions), problems };
+  return { releases: currentReleases(revisions), problems, refused };
 }

@@ -1,9 +1,11 @@
 import type { CommandResult, CommandRunner } from '../util/command.js';
+import { byFace, inputRef, Inputs, inputWord } from '../config/inputs.js';
 
 /** The Helm operations teardown needs. */
 export interface HelmPort {
   /**
-   * `helm uninstall <name> -n <namespace> --timeout <s>` (no --wait: kube-sweep waits itself,
+   * `helm uninstall --namespace <namespace> --timeout <s> --kubeconfig <file> -- <name>` (the
+   * name after `--`, so a name that starts with `-` is not read as a flag; no --wait: kube-sweep waits itself,
    * the same way for Helm 3 and Helm 4). `timeoutMs` bounds hooks and the command.
    */
   uninstall(
@@ -28,7 +30,7 @@ export class HelmCheckError extends Error {
 /** How long `helm version` may take, in ms. */
 const versionTimeoutMs = 30_000;
 
-const fix = "install Helm 3 or 4 in an earlier step or set 'helm' to its path (nothing was deleted)";
+const fix = `install Helm 3 or 4 ${byFace('in an earlier step', 'first')} or set ${inputRef(Inputs.helm)} to its path (nothing was deleted)`;
 
 /** A HelmPort over the helm CLI (Helm 3 or 4), pinned to one kubeconfig file and its context. */
 export function helmCli(binary: string, kubeconfigPath: string, runner: CommandRunner): HelmPort {
@@ -38,13 +40,15 @@ export function helmCli(binary: string, kubeconfigPath: string, runner: CommandR
         binary,
         [
           'uninstall',
-          release.name,
           '--namespace',
           release.namespace,
           '--timeout',
           `${Math.max(1, Math.round(timeoutMs / 1000))}s`,
           '--kubeconfig',
           kubeconfigPath,
+          // The name comes from a release Secret: after `--` a name such as `--dry-run` is a name.
+          '--',
+          release.name,
         ],
         { timeoutMs: timeoutMs + 30_000 },
       ),
@@ -55,7 +59,7 @@ export function helmCli(binary: string, kubeconfigPath: string, runner: CommandR
       if (r.exitCode !== 0) {
         const why = r.stderr.trim().split('\n').pop() || r.stdout.trim().split('\n').pop() || 'no output';
         throw new HelmCheckError(
-          `input 'helm' is '${binary}', but '${binary} version' failed (exit ${r.exitCode}: ${why}); ${fix}`,
+          `${inputWord(Inputs.helm)} is '${binary}', but '${binary} version' failed (exit ${r.exitCode}: ${why}); ${fix}`,
         );
       }
       return r.stdout.trim();
@@ -72,7 +76,9 @@ export function helmCli(binary: string, kubeconfigPath: string, runner: CommandR
  */
 export async function checkHelm(binary: string, runner: CommandRunner): Promise<string> {
   if (!(await runner.find(binary))) {
-    throw new HelmCheckError(`input 'helm' is '${binary}', which is not an executable on PATH; ${fix}`);
+    throw new HelmCheckError(
+      `${inputWord(Inputs.helm)} is '${binary}', which is not an executable on PATH; ${fix}`,
+    );
   }
   // The kubeconfig is not needed to print the version.
   const version = await helmCli(binary, '', runner).version();
@@ -80,7 +86,7 @@ export async function checkHelm(binary: string, runner: CommandRunner): Promise<
   if (major !== '3' && major !== '4') {
     const shown = version.split('\n')[0]!.slice(0, 80) || '(nothing)';
     throw new HelmCheckError(
-      `input 'helm' is '${binary}', whose 'version' prints ${shown}; kube-sweep needs Helm 3 or 4: ${fix}`,
+      `${inputWord(Inputs.helm)} is '${binary}', whose 'version' prints ${shown}; kube-sweep needs Helm 3 or 4: ${fix}`,
     );
   }
   return version;

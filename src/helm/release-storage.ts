@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { parseAllDocuments } from 'yaml';
 
 /**
  * Release statuses Helm records (helm.sh/helm/v3 pkg/release/status.go; the same in v4).
@@ -79,25 +80,109 @@ export class ReleaseDecodeError extends Error {
 const gzipMagic = [0x1f, 0x8b];
 
 /**
+ * Most bytes a release record may gunzip to: 32 MiB. A release Secret holds at most about 1 MiB
+ * (etcd's request limit), which real releases compress from a few MiB at most; a record that
+ * inflates past this is a gzip bomb and is refused without inflating the rest.
+ */
+export const maxDecodedReleaseBytes = 32 * 1024 * 1024;
+
+/**
+ * Helm's release name rule (helm.sh/helm/v3 pkg/chartutil/validate_name.go ValidateReleaseName,
+ * the same in v4): at most 53 characters of DNS-1123 labels joined by dots.
+ */
+const releaseNamePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const maxReleaseNameLength = 53;
+/** A namespace name (DNS-1123 label, at most 63 characters). */
+const namespacePattern = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Pure: what makes a manifest not one Helm could have rendered, or undefined when its shape is sound. */
+function manifestProblem(manifest: unknown, what: string): string | undefined {
+  if (typeof manifest !== 'string') return `its ${what} is not text`;
+  const docs = parseAllDocuments(manifest);
+  const list = Array.isArray(docs) ? docs : [docs];
+  for (const [index, doc] of list.entries()) {
+    if (doc.errors.length > 0) return `document ${index + 1} of its ${what} is not valid YAML`;
+    const value = doc.toJSON() as unknown;
+    if (value === null || value === undefined) continue;
+    const o = value as {
+      apiVersion?: unknown;
+      kind?: unknown;
+      metadata?: { name?: unknown; namespace?: unknown };
+    };
+    if (typeof o !== 'object' || Array.isArray(o))
+      return `document ${index + 1} of its ${what} is not an object`;
+    if (
+      typeof o.apiVersion !== 'string' ||
+      typeof o.kind !== 'string' ||
+      typeof o.metadata?.name !== 'string'
+    )
+      return `document ${index + 1} of its ${what} has no apiVersion, kind and metadata.name`;
+    if (o.metadata.namespace !== undefined && typeof o.metadata.namespace !== 'string')
+      return `document ${index + 1} of its ${what} has a metadata.namespace that is not text`;
+  }
+  return undefined;
+}
+
+/**
+ * Pure: why a decoded record is not a release Helm could have stored in Secret `secretName`
+ * (`<namespace>/<name>`), or undefined: its name breaks Helm's release-name rule, its namespace
+ * is not the Secret's, its manifest (or a hook's) is not YAML objects, its fields have the wrong
+ * types. Such a record was forged or corrupted: nothing of it may be used.
+ */
+export function releaseRecordProblem(stored: unknown, secretName: string): string | undefined {
+  if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return 'it is not a JSON object';
+  const r = stored as StoredRelease;
+  const secretNamespace = secretName.slice(0, secretName.indexOf('/'));
+  if (typeof r.name !== 'string' || r.name.length > maxReleaseNameLength || !releaseNamePattern.test(r.name))
+    return `its release name is not one Helm allows (at most ${maxReleaseNameLength} characters of lower-case letters, digits, '-' and '.')`;
+  if (typeof r.namespace !== 'string' || !namespacePattern.test(r.namespace))
+    return 'its namespace is not a namespace name';
+  if (r.namespace !== secretNamespace)
+    return `it names namespace ${r.namespace}, but its Secret is stored in namespace ${secretNamespace}`;
+  if (r.version != null && (!Number.isInteger(r.version) || r.version < 1))
+    return 'its version is not a positive whole number';
+  if (r.hooks != null && !Array.isArray(r.hooks)) return 'its hooks are not a list';
+  if (r.chart?.files != null && !Array.isArray(r.chart.files)) return "its chart's files are not a list";
+  return (
+    manifestProblem(r.manifest ?? '', 'manifest') ??
+    (r.hooks ?? []).map((h) => manifestProblem(h?.manifest ?? '', 'hook manifest')).find((p) => p)
+  );
+}
+
+/**
  * Decodes the `release` value of a Helm storage Secret (type helm.sh/release.v1). Format
  * (helm.sh/helm/v3 pkg/storage/driver/util.go encodeRelease): JSON, gzipped, then base64;
  * the Secret's `data` adds the usual Kubernetes base64 on top, so the value given here is
  * base64 of base64 of gzip. Uncompressed JSON (old Helm 3 betas) is accepted too.
  * @param secretDataRelease `secret.data.release` exactly as the API returns it
- * @throws ReleaseDecodeError when the value is not in that format
+ * The gunzip output is bounded (`maxDecodedReleaseBytes`) and the record is validated
+ * (`releaseRecordProblem`): Secrets are writable by anyone with Secret write in the namespace.
+ * @param secretName `<namespace>/<name>` of the Secret
+ * @throws ReleaseDecodeError when the value is not in that format, inflates too far, or is not
+ *   a valid release record
  */
 export function decodeRelease(secretDataRelease: string, secretName: string): HelmRelease {
   let stored: StoredRelease;
   try {
     const helmEncoded = Buffer.from(secretDataRelease, 'base64').toString('utf8');
     let bytes = Buffer.from(helmEncoded, 'base64');
-    if (bytes[0] === gzipMagic[0] && bytes[1] === gzipMagic[1]) bytes = gunzipSync(bytes);
+    if (bytes[0] === gzipMagic[0] && bytes[1] === gzipMagic[1])
+      bytes = gunzipSync(bytes, { maxOutputLength: maxDecodedReleaseBytes });
     stored = JSON.parse(bytes.toString('utf8')) as StoredRelease;
   } catch (error) {
-    throw new ReleaseDecodeError(
-      `release Secret ${secretName} could not be decoded: ${(error as Error).message}`,
-    );
+    // Fixed words, never the parser's message: JSON.parse quotes the (untrusted) input.
+    const code = String((error as NodeJS.ErrnoException).code ?? '');
+    const why =
+      code === 'ERR_BUFFER_TOO_LARGE'
+        ? `it inflates past ${maxDecodedReleaseBytes / 1024 / 1024} MiB (a gzip bomb?)`
+        : code.startsWith('Z_')
+          ? 'it is not valid gzip'
+          : 'it is not base64 of gzipped JSON';
+    throw new ReleaseDecodeError(`release Secret ${secretName} could not be decoded: ${why}`);
   }
+  const problem = releaseRecordProblem(stored, secretName);
+  if (problem)
+    throw new ReleaseDecodeError(`release Secret ${secretName} is not a valid Helm release: ${problem}`);
   const files = stored.chart?.files ?? [];
   return {
     name: stored.name ?? '',

@@ -5,6 +5,8 @@ import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata } from './list.js';
 import { fetchPods, podsToFetch } from './pods.js';
+import { readReleaseRecords } from './helm-records.js';
+import { readHeldBodies } from './held-objects.js';
 import { readEtcd, type EtcdAccess, type EtcdData } from './etcd.js';
 import { buildInventory, type Inventory } from './snapshot.js';
 import {
@@ -208,7 +210,9 @@ function discoveryGap(f: FailedGroupVersion): CoverageGap {
  * recorded), then every listable resource, paged and bounded in parallel, as metadata only
  * except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
  * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
- * holds a deleting PersistentVolumeClaim). A list that is forbidden or fails becomes a
+ * holds a deleting PersistentVolumeClaim), and the bodies of the Helm release records that no
+ * listed object's release annotations account for (helm-records.ts), and the status of the objects
+ * held in deletion by finalizers that the lists keep as metadata (held-objects.ts). A list that is forbidden or fails becomes a
  * `coverage` entry; nothing is silently skipped.
  * @throws ClusterAccessError when the API server cannot be reached at all (unreachable, TLS).
  */
@@ -236,6 +240,12 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     full.pods = pods.pods;
     coverage.push(...pods.coverage);
   }
+  const helm = await readReleaseRecords(api, objects, options.concurrency);
+  if (helm.records.length + helm.coverage.length)
+    log(`helm release records read whole: ${helm.records.length} (${helm.coverage.length} failed)`);
+  coverage.push(...helm.coverage);
+  const held = await readHeldBodies(api, objects, options.concurrency);
+  coverage.push(...held.coverage);
   const { etcd, gap: etcdGap } = await readEtcdIfAsked(options, log);
   if (etcdGap) coverage.push(etcdGap);
   const listMs = now() - listStarted;
@@ -257,6 +267,8 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     full: full as unknown as FullObjects,
     coverage,
     ...(etcd ? { etcd } : {}),
+    helmRecords: helm.records,
+    heldBodies: held.bodies,
     stats: {
       discoveryMs,
       listMs,

@@ -1,4 +1,6 @@
 import type { EtcdData } from './etcd.js';
+import type { HeldBody } from './held-objects.js';
+import type { StoredReleaseRecord } from './helm-records.js';
 import type {
   CoverageGap,
   FailedGroupVersion,
@@ -28,6 +30,17 @@ export interface Inventory {
   readonly stats: InventoryStats;
   /** What the optional etcd read found (`etcd-endpoint`); absent when etcd was not read. */
   readonly etcd?: EtcdData;
+  /**
+   * Helm release records whose body was read because no listed object carries their release
+   * annotations with the record's namespace (helm-records.ts: records stored in another namespace
+   * than their release). Absent in snapshots taken before this was read.
+   */
+  readonly helmRecords?: readonly StoredReleaseRecord[];
+  /**
+   * The status (and a few spec fields) of objects held in deletion by finalizers that the lists
+   * keep as metadata only (held-objects.ts), by uid. Absent in snapshots taken before this was read.
+   */
+  readonly heldBodies?: readonly HeldBody[];
   /** Indexes over `objects`. */
   readonly byUid: ReadonlyMap<string, ObjectMetadata>;
   readonly byNamespace: ReadonlyMap<string, readonly ObjectMetadata[]>;

@@ -99,6 +99,15 @@ export const fullObjectResources = [
   { group: 'apps', version: 'v1', resource: 'daemonsets' },
   // CSI attachments: the attacher (driver), node and volume of each (S23); small objects.
   { group: 'storage.k8s.io', version: 'v1', resource: 'volumeattachments' },
+  // Admission policies and their bindings: match rules and paramRef decide which requests they
+  // deny (S26: a binding whose param is gone denies every finalizer removal it matches).
+  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies' },
+  { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicybindings' },
+  // Quotas: hard and used per resource (S27); Jobs, projected to their TTL and finished state;
+  // CronJobs, projected to their history limits and their Jobs' TTL.
+  { group: '', version: 'v1', resource: 'resourcequotas' },
+  { group: 'batch', version: 'v1', resource: 'jobs' },
+  { group: 'batch', version: 'v1', resource: 'cronjobs' },
 ] as const satisfies readonly GroupVersionResource[];
 
 /** The metadata fields a projection keeps (the rest is in the snapshot's `objects`). */
@@ -107,12 +116,52 @@ function projectedMetadata(metadata: Record<string, unknown> | undefined): Recor
   return { name, namespace, uid, creationTimestamp, deletionTimestamp, labels };
 }
 
+interface JobCondition {
+  type?: unknown;
+  status?: unknown;
+  reason?: unknown;
+  lastTransitionTime?: unknown;
+}
+
+/**
+ * Pure: a Job as the snapshot keeps it: metadata with its ownerReferences, the TTL and
+ * suspension of `spec`, and the finished state of `status` (its conditions without messages,
+ * completion time, pod counts); the pod template is dropped.
+ */
+function projectJob(
+  metadata: Record<string, unknown>,
+  item: Record<string, unknown>,
+  spec: Record<string, unknown>,
+  status: Record<string, unknown>,
+): Record<string, unknown> {
+  const owners = (item.metadata as { ownerReferences?: unknown } | undefined)?.ownerReferences;
+  const conditions = (status.conditions as JobCondition[] | undefined)?.map((c) => ({
+    type: c.type,
+    status: c.status,
+    reason: c.reason,
+    lastTransitionTime: c.lastTransitionTime,
+  }));
+  return {
+    metadata: { ...metadata, ...(owners ? { ownerReferences: owners } : {}) },
+    spec: { ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished, suspend: spec.suspend },
+    status: {
+      ...(conditions ? { conditions } : {}),
+      completionTime: status.completionTime,
+      succeeded: status.succeeded,
+      failed: status.failed,
+      active: status.active,
+    },
+  };
+}
+
 /**
  * Pure: what the snapshot keeps of one whole object of `resource`. Workloads (Deployments,
  * StatefulSets, DaemonSets) keep only the replica counts of `spec` and `status` (and a
  * StatefulSet's claim templates and retention policy), RBAC bindings only `roleRef` and
- * `subjects`, both with a trimmed metadata: their full bodies (pod templates, managedFields)
- * would make memory grow with object size. Every other kind is kept as listed.
+ * `subjects`, Jobs only their TTL and finished state (`projectJob`), CronJobs only their schedule,
+ * history limits and their Jobs' TTL, all with a trimmed metadata:
+ * their full bodies (pod templates, managedFields) would make memory grow with object size.
+ * Every other kind is kept as listed.
  */
 export function projectWholeObject(resource: string, item: Record<string, unknown>): Record<string, unknown> {
   const metadata = projectedMetadata(item.metadata as Record<string, unknown> | undefined);
@@ -146,6 +195,22 @@ export function projectWholeObject(resource: string, item: Record<string, unknow
     case 'rolebindings':
     case 'clusterrolebindings':
       return { metadata, roleRef: item.roleRef, subjects: item.subjects };
+    case 'jobs':
+      return projectJob(metadata, item, spec, status);
+    case 'cronjobs': {
+      const template = (spec.jobTemplate as { spec?: { ttlSecondsAfterFinished?: unknown } } | undefined)
+        ?.spec;
+      return {
+        metadata,
+        spec: {
+          schedule: spec.schedule,
+          suspend: spec.suspend,
+          successfulJobsHistoryLimit: spec.successfulJobsHistoryLimit,
+          failedJobsHistoryLimit: spec.failedJobsHistoryLimit,
+          jobTemplate: { spec: { ttlSecondsAfterFinished: template?.ttlSecondsAfterFinished } },
+        },
+      };
+    }
     default:
       return item;
   }

@@ -1,10 +1,12 @@
 import { groupOf } from '../cluster/api-version.js';
-import { keptByHelm } from '../helm/manifest.js';
+import { keptByHelm, parseManifest, type ManifestObject } from '../helm/manifest.js';
 import type { HelmRelease } from '../helm/release-storage.js';
 import { dependencyEdges, type ResourceLookup } from './dependencies.js';
+import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
 import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
+import { inputRef, Inputs, inputSet } from '../config/inputs.js';
 
 /** A release named in an `order` line: `name` (any namespace in scope) or `namespace/name`. */
 export interface OrderRef {
@@ -36,6 +38,11 @@ export interface PlanInput {
    * `namespace/name` (or `name` when cluster-scoped). Used to find CRD cascades out of scope.
    */
   readonly instancesOf: (group: string, kind: string) => readonly { namespace?: string; name: string }[];
+  /**
+   * Refusals of the scope itself (scope.ts `scopeRefusals`: no-literal patterns, a selector alone
+   * that is only negative or matches everything, more than `max-namespaces`); listed first.
+   */
+  readonly scopeRefusals?: readonly string[];
 }
 
 /** One stage: releases that go together, after the CRD instances they ship are gone. */
@@ -94,8 +101,11 @@ export function buildPlan(input: PlanInput): TeardownPlan {
   }));
   warnings.push(...keptButDeletedWarnings(input, facts), ...outsideObjectWarnings(facts, scoped));
   const refusals = [
+    ...(input.scopeRefusals ?? []),
+    ...protectedReleaseRefusals(facts, input.scope.protection ?? nameProtectionOnly),
+    ...protectedObjectRefusals(input, facts),
     ...crdCascadeRefusals(input, facts, scoped),
-    ...namespaceObjectRefusals(facts, scoped),
+    ...namespaceObjectRefusals(facts, scoped, input.scope.protection ?? nameProtectionOnly),
     ...unlistedReleaseRefusals(input, facts, scoped),
   ];
   if (
@@ -164,7 +174,7 @@ function keptButDeletedWarnings(input: PlanInput, facts: readonly ReleaseFacts[]
       if (keptByHelm(o.annotations) && deleted.has(ns) && o.kind !== 'Namespace' && !clusterScoped) {
         out.push(
           `release ${f.key} keeps ${o.kind} ${ns}/${o.name} (helm.sh/resource-policy: keep), but namespace ${ns} is deleted ` +
-            'too, which deletes it anyway; move it out of the namespace or set delete-namespaces: false',
+            `too, which deletes it anyway; move it out of the namespace or set ${inputSet(Inputs.deleteNamespaces, 'false')}`,
         );
       }
     }
@@ -210,7 +220,11 @@ function crdCascadeRefusals(
  * Pure: a Namespace object in a release's manifest goes with the release (helm uninstall
  * deletes it, and so does kube-sweep): refuse when it is outside the scope.
  */
-function namespaceObjectRefusals(facts: readonly ReleaseFacts[], scoped: ReadonlySet<string>): string[] {
+function namespaceObjectRefusals(
+  facts: readonly ReleaseFacts[],
+  scoped: ReadonlySet<string>,
+  protection: NamespaceProtection,
+): string[] {
   const out: string[] = [];
   for (const f of facts) {
     for (const o of f.objects) {
@@ -220,9 +234,13 @@ function namespaceObjectRefusals(facts: readonly ReleaseFacts[], scoped: Readonl
         !scoped.has(o.name) &&
         !keptByHelm(o.annotations)
       ) {
+        const why = protectionReason(o.name, protection);
         out.push(
-          `release ${f.key} renders Namespace ${o.name}, which is outside the scope: removing the release deletes that ` +
-            `namespace and everything in it; add ${o.name} to the scope (namespaces) or annotate it helm.sh/resource-policy: keep`,
+          `release ${f.key} renders Namespace ${o.name}, which is ${why ? `protected (${why})` : 'outside the scope'}: ` +
+            'removing the release deletes that namespace and everything in it; ' +
+            (why
+              ? 'kube-sweep never deletes it: annotate it helm.sh/resource-policy: keep or remove the release by hand'
+              : `add ${o.name} to the scope (namespaces) or annotate it helm.sh/resource-policy: keep`),
         );
       }
     }
@@ -245,10 +263,76 @@ function unlistedReleaseRefusals(
     .filter((r) => scoped.has(r.namespace) && !chosenKeys.has(releaseKey(r)))
     .map(
       (r) =>
-        `namespace ${r.namespace} is to be deleted but holds release ${releaseKey(r)}, which 'releases' does not list; ` +
-        "add it to 'releases', or set delete-namespaces: false",
+        `namespace ${r.namespace} is to be deleted but holds release ${releaseKey(r)}, which ${inputRef(Inputs.releases)} does not list; ` +
+        `add it to ${inputRef(Inputs.releases)}, or set ${inputSet(Inputs.deleteNamespaces, 'false')}`,
     );
 }
+
+/**
+ * Pure: a release whose record is in a protected namespace (named by `releases`) is never
+ * uninstalled: refuse the teardown (issue 21).
+ */
+function protectedReleaseRefusals(facts: readonly ReleaseFacts[], protection: NamespaceProtection): string[] {
+  return facts.flatMap((f) => {
+    const why = protectionReason(f.release.namespace, protection);
+    return why
+      ? [
+          `release ${f.key} is in protected namespace ${f.release.namespace} (${why}): kube-sweep never uninstalls ` +
+            "releases there; take it out of 'releases'",
+        ]
+      : [];
+  });
+}
+
+/**
+ * Pure: removing a release deletes every object of its manifest (Helm does, or kube-sweep under
+ * `uninstall-mode: auto`), wherever the manifest puts it; a manifest read from a release Secret
+ * may name an object in a protected namespace (a forged or careless one): refuse the teardown,
+ * naming the object (issue 21). Objects Helm keeps (`helm.sh/resource-policy: keep`) and
+ * cluster-scoped kinds (`namespacedOf` false) are not in a namespace.
+ * The same for the objects of its `pre-delete` and `post-delete` hooks: `helm uninstall` creates
+ * them, waits for them and deletes them by their hook-delete-policy, all in the namespace their
+ * manifest names; a hook manifest that does not parse is refused too (where it goes is unknown).
+ */
+function protectedObjectRefusals(input: PlanInput, facts: readonly ReleaseFacts[]): string[] {
+  const protection = input.scope.protection ?? nameProtectionOnly;
+  const out: string[] = [];
+  const check = (f: ReleaseFacts, o: ManifestObject, where: string) => {
+    if (input.namespacedOf?.(groupOf(o.apiVersion), o.kind) === false) return;
+    const ns = o.namespace ?? f.release.namespace;
+    const why = protectionReason(ns, protection);
+    if (why)
+      out.push(
+        `release ${f.key} has ${o.kind} ${ns}/${o.name} in its ${where}, in protected namespace ${ns} (${why}): ` +
+          'removing the release would delete it; kube-sweep never deletes objects there. Remove the release by hand ' +
+          'after moving that object out of its manifest',
+      );
+  };
+  for (const f of facts) {
+    for (const o of f.objects) {
+      if (keptByHelm(o.annotations) || o.kind === 'Namespace') continue;
+      check(f, o, 'manifest');
+    }
+    for (const hook of f.release.hooks.filter((h) => h.events.some((e) => deleteHookEvents.has(e)))) {
+      let objects: ManifestObject[];
+      try {
+        objects = parseManifest(hook.manifest, `release ${f.key} hook ${hook.path}`);
+      } catch {
+        out.push(
+          `release ${f.key} has a delete hook (${hook.path}) whose manifest does not parse: where helm uninstall ` +
+            'would create and delete its objects is unknown. Remove the release by hand',
+        );
+        continue;
+      }
+      for (const o of objects)
+        if (o.kind !== 'Namespace') check(f, o, `${hook.events.join('/')} hook ${hook.path}`);
+    }
+  }
+  return out;
+}
+
+/** Hook events `helm uninstall` runs (Helm docs, "Chart Hooks"). */
+const deleteHookEvents = new Set(['pre-delete', 'post-delete']);
 
 /** Pure: a release's own objects go with it, even in other namespaces: say so before it happens. */
 function outsideObjectWarnings(facts: readonly ReleaseFacts[], scoped: ReadonlySet<string>): string[] {

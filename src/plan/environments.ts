@@ -1,4 +1,5 @@
-import { isProtectedNamespace } from './protected-namespaces.js';
+import { inputRef, Inputs } from '../config/inputs.js';
+import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
 
 /*
  * `mode: reap`: which namespaces form which environment, and which environments are abandoned.
@@ -176,13 +177,14 @@ function expiryReason(
   const annotatedAny = env.namespaces.some((ns) => annotatedExpiry(ns) !== undefined);
   const newest = Math.max(...env.namespaces.map((ns) => Date.parse(ns.creationTimestamp)));
   return annotatedAny
-    ? `expired (${new Date(last).toISOString()}, by annotation or older-than)`
+    ? `expired (${new Date(last).toISOString()}, by annotation or ${inputRef(Inputs.olderThan)})`
     : `older than ${ageText(policy.olderThanMs)} (newest namespace created ${ageText(now - newest)} ago)`;
 }
 
 /**
  * Pure: whether an environment is abandoned, and why, or why it is kept. Kept first, whatever
- * else holds: a protected namespace (protected-namespaces.ts), a namespace labelled
+ * else holds: a protected namespace (protected-namespaces.ts: by name, by the `protect` input's
+ * globs or by the label kube-sweep.io/protected=true, as `protection` says), a namespace labelled
  * `kube-sweep.io/keep=true`, a pull request carrying `keep-label`, an expiry annotation that
  * cannot be read. Then abandoned when any condition the policy names holds: expired by age or
  * annotation, its pull request closed (`pr` unknown never counts), or a namespace carrying
@@ -193,10 +195,13 @@ export function judgeEnvironment(
   policy: ReapPolicy,
   now: number,
   pr?: PullRequestFacts,
+  protection: NamespaceProtection = nameProtectionOnly,
 ): Judgement {
   const kept = (reason: string): Judgement => ({ abandoned: false, reasons: [reason] });
-  const guarded = env.namespaces.find((ns) => isProtectedNamespace(ns.name));
-  if (guarded) return kept(`protected: namespace ${guarded.name} is never deleted`);
+  for (const ns of env.namespaces) {
+    const why = protectionReason(ns.name, protection);
+    if (why) return kept(`protected: namespace ${ns.name} is never deleted (${why})`);
+  }
   const labelled = env.namespaces.find((ns) => ns.labels[keepLabel] === 'true');
   if (labelled) return kept(`${labelled.name} is labelled ${keepLabel}=true`);
   if (policy.keepLabel && pr?.labels.includes(policy.keepLabel))

@@ -1,6 +1,7 @@
 import { minimatch } from 'minimatch';
+import { inputRef, Inputs, inputWord } from '../config/inputs.js';
 import { matchesLabels, type LabelRequirement } from './label-selector.js';
-import { isProtectedNamespace } from './protected-namespaces.js';
+import { isProtected, namespaceProtection, type NamespaceProtection } from './protected-namespaces.js';
 
 /** A release named by the `releases` input: `namespace/name`. */
 export interface ReleaseRef {
@@ -19,41 +20,118 @@ export interface ScopeSpec {
   readonly selectorText: string;
   /** The `releases` input; empty means every release in the scoped namespaces. */
   readonly releases: readonly ReleaseRef[];
+  /** Globs (minimatch) of the `protect` input: namespaces never touched, on top of the built-in ones. */
+  readonly protect?: readonly string[];
+}
+
+/** A namespace as scope resolution sees it: its name and labels. */
+export interface NamespaceLabels {
+  readonly name: string;
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** The environment's scope on this cluster. */
 export interface ResolvedScope {
-  /** Existing namespaces the patterns or the selector match, protected ones excluded; sorted. */
+  /** Existing namespaces the patterns and the selector select, protected ones excluded; sorted. */
   readonly namespaces: readonly string[];
-  /** Protected namespaces (kube-system, …) that a pattern or the selector matched: never deleted. */
+  /** Protected namespaces (kube-system, kube-*, …) that the inputs selected: never deleted. */
   readonly protectedMatched: readonly string[];
   /** Patterns that matched no namespace (worth a warning: a typo scopes nothing). */
   readonly unmatchedPatterns: readonly string[];
+  /**
+   * What protects namespaces on this cluster (protected-namespaces.ts): every later step checks
+   * it. Absent in scopes built by hand (tests): protection by name only.
+   */
+  readonly protection?: NamespaceProtection;
 }
 
 /**
- * Pure: which existing namespaces the inputs name. A namespace is in scope when a name/glob
- * matches it or, when a selector is given, its labels match the selector.
+ * Pure: which existing namespaces the inputs name. With `namespaces` patterns only, a namespace
+ * whose name a pattern matches; with a `selector` only, one whose labels match it; with both, a
+ * namespace must match a pattern AND the selector (the selector narrows). Protected namespaces
+ * (`isProtected`: control plane, kube-*, the `protect` input, the kube-sweep.io/protected=true
+ * label) are set apart, never in `namespaces`.
  */
-export function resolveScope(
-  spec: ScopeSpec,
-  namespaces: readonly { readonly name: string; readonly labels?: Readonly<Record<string, string>> }[],
-): ResolvedScope {
-  const chosen = new Set<string>();
+export function resolveScope(spec: ScopeSpec, namespaces: readonly NamespaceLabels[]): ResolvedScope {
+  const chosen: string[] = [];
   const matchedPatterns = new Set<string>();
+  const hasPatterns = spec.namespacePatterns.length > 0;
+  const hasSelector = spec.selector.length > 0;
   for (const ns of namespaces) {
-    for (const pattern of spec.namespacePatterns) {
-      if (minimatch(ns.name, pattern)) {
-        chosen.add(ns.name);
-        matchedPatterns.add(pattern);
-      }
-    }
-    if (spec.selector.length > 0 && matchesLabels(spec.selector, ns.labels)) chosen.add(ns.name);
+    const matching = spec.namespacePatterns.filter((p) => minimatch(ns.name, p));
+    matching.forEach((p) => matchedPatterns.add(p));
+    const byName = !hasPatterns || matching.length > 0;
+    const byLabels = !hasSelector || matchesLabels(spec.selector, ns.labels);
+    if ((hasPatterns || hasSelector) && byName && byLabels) chosen.push(ns.name);
   }
-  const all = [...chosen].sort();
+  const all = [...new Set(chosen)].sort();
+  const protection = namespaceProtection(spec.protect ?? [], namespaces);
   return {
-    namespaces: all.filter((n) => !isProtectedNamespace(n)),
-    protectedMatched: all.filter((n) => isProtectedNamespace(n)),
+    namespaces: all.filter((n) => !isProtected(n, protection)),
+    protectedMatched: all.filter((n) => isProtected(n, protection)),
     unmatchedPatterns: spec.namespacePatterns.filter((p) => !matchedPatterns.has(p)),
+    protection,
   };
+}
+
+/**
+ * Pure: whether a `namespaces` pattern has no literal character (`*`, `?*`, `[a-z]*`, `**`):
+ * it then matches any namespace name, which is never what a teardown means (an unset variable
+ * in `pr-${PREFIX}*`-style patterns is the usual way to get one).
+ */
+export function hasNoLiteral(pattern: string): boolean {
+  return pattern.replace(/\[[^\]]*\]/g, '').replace(/[*?]/g, '') === '';
+}
+
+/** Pure: whether every requirement of a selector is negative (`!key`, `key!=value`, `key notin (…)`). */
+export function onlyNegative(selector: readonly LabelRequirement[]): boolean {
+  return selector.length > 0 && selector.every((r) => r.op === 'not-exists' || r.op === 'not-in');
+}
+
+/** How many names a refusal lists before `…`. */
+const namesShown = 10;
+
+/**
+ * Pure: why a teardown of this scope must not run at all, so that a scope cannot surprise
+ * (issue 21): a `namespaces` pattern with no literal character; a `selector` alone (no
+ * patterns) that is only negative or that matches every namespace of the cluster
+ * (`kubernetes.io/metadata.name`, which the API server sets on every namespace); more than
+ * `maxNamespaces` namespaces in scope (the count, the input to raise and the first names).
+ * `allNamespaces`: every namespace of the cluster, protected ones included. Empty: no refusal.
+ * `mode: plan` reports the same refusals (the teardown would refuse); `mode: scan` never asks.
+ */
+export function scopeRefusals(
+  spec: ScopeSpec,
+  scope: ResolvedScope,
+  allNamespaces: readonly NamespaceLabels[],
+  maxNamespaces: number,
+): string[] {
+  const out = spec.namespacePatterns
+    .filter(hasNoLiteral)
+    .map(
+      (p) =>
+        `${inputWord(Inputs.namespaces)} has '${p}', which has no literal character and so matches every namespace; ` +
+        "name the environment's namespaces (pr-12, pr-12-*). An empty variable in a pattern gives this too",
+    );
+  if (spec.namespacePatterns.length === 0 && spec.selector.length > 0) {
+    const matched = allNamespaces.filter((n) => matchesLabels(spec.selector, n.labels));
+    if (onlyNegative(spec.selector))
+      out.push(
+        `${inputWord(Inputs.selector)} is '${spec.selectorText}', which is only negative (!key, key!=value, notin) and so selects ` +
+          `every namespace without those labels; give ${inputRef(Inputs.namespaces)} patterns too (the selector then narrows them) or a positive selector (env=pr-12)`,
+      );
+    else if (allNamespaces.length > 0 && matched.length === allNamespaces.length)
+      out.push(
+        `${inputWord(Inputs.selector)} is '${spec.selectorText}', which matches every namespace of the cluster (${allNamespaces.length}); ` +
+          `give ${inputRef(Inputs.namespaces)} patterns too (the selector then narrows them) or a selector that names the environment (env=pr-12)`,
+      );
+  }
+  if (scope.namespaces.length > maxNamespaces) {
+    const first = scope.namespaces.slice(0, namesShown).join(', ');
+    out.push(
+      `the scope has ${scope.namespaces.length} namespaces, more than ${inputWord(Inputs.maxNamespaces)} allows (${maxNamespaces}): ` +
+        `${first}${scope.namespaces.length > namesShown ? ', …' : ''}; narrow ${inputRef(Inputs.namespaces)} or ${inputRef(Inputs.selector)}, or raise ${inputRef(Inputs.maxNamespaces)} if all of them are meant`,
+    );
+  }
+  return out;
 }

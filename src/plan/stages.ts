@@ -1,3 +1,4 @@
+import { inputRef, Inputs } from '../config/inputs.js';
 /** An ordering constraint: `before` is torn down before `after`, for `reason`. */
 export interface OrderingEdge {
   readonly before: string;
@@ -9,7 +10,7 @@ export interface OrderingEdge {
 export class OrderingCycleError extends Error {
   constructor(readonly cycle: readonly string[]) {
     super(
-      `the teardown order has a cycle: ${cycle.join(' -> ')}; remove one of these constraints (from the 'order' input or the releases' dependencies)`,
+      `the teardown order has a cycle: ${cycle.join(' -> ')}; remove one of these constraints (from ${inputRef(Inputs.order)} or the releases' dependencies)`,
     );
     this.name = 'OrderingCycleError';
   }

@@ -1,3 +1,5 @@
+import type { RefusedRequest } from '../cluster/refusal.js';
+
 /**
  * Remediation actions as data: what `remediate: safe` may do, decided by plan-remediation.ts
  * (pure) and carried out by apply-remediation.ts (the requests).
@@ -46,15 +48,21 @@ export interface SkippedRemediation {
   readonly reason: string;
 }
 
-/** What happened to one action. `failed` makes the run's verdict `error`. */
+/**
+ * What happened to one action. `failed` makes the run's verdict `error`; `refused` (the API
+ * server refused the request: RBAC, admission, quota) is a result: `refusal` holds the
+ * server's answer, and the scan after it reports it as a DeletionRefused finding.
+ */
 export interface RemediationResult {
   readonly action: RemediationAction;
   /** One line: what was done (`delete APIService v1.x.example.com`). */
   readonly description: string;
   /** The request sent (`DELETE /apis/...`), for the log and the report. */
   readonly request: string;
-  readonly status: 'done' | 'failed';
+  readonly status: 'done' | 'failed' | 'refused';
   readonly message: string;
+  /** For `refused`: the request and the server's answer. */
+  readonly refusal?: RefusedRequest;
 }
 
 /** The remediation part of the report. */
@@ -62,7 +70,13 @@ export interface RemediationReport {
   readonly mode: 'safe';
   readonly results: readonly RemediationResult[];
   readonly skipped: readonly SkippedRemediation[];
-  readonly counts: { readonly done: number; readonly failed: number; readonly skipped: number };
+  readonly counts: {
+    readonly done: number;
+    readonly failed: number;
+    readonly skipped: number;
+    /** Actions the API server refused (absent in reports written before it was counted). */
+    readonly refused?: number;
+  };
   /** How many findings the scan before remediation reported (the report's findings are from the re-scan). */
   readonly findingsBefore: number;
 }

@@ -6,6 +6,7 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import { groupOf } from '../cluster/api-version.js';
 import { KubernetesApiError } from '../cluster/errors.js';
+import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
 import { collectionPath } from '../inventory/list.js';
 import { waitFor, WaitTimeoutError } from '../util/wait.js';
 import {
@@ -117,6 +118,23 @@ async function deleteNamespace(api: ApiClient, namespace: string, waitMs: number
   }
 }
 
+/** The object an action is about (for a refusal's record). */
+function objectOf(a: RemediationAction): RefusedRequest['object'] {
+  switch (a.type) {
+    case 'delete-apiservice':
+      return { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name: a.name };
+    case 'delete-webhook-configuration':
+      return { apiVersion: 'admissionregistration.k8s.io/v1', kind: a.kind, name: a.name };
+    case 'recreate-namespace':
+    case 'delete-namespace':
+      return { apiVersion: 'v1', kind: 'Namespace', name: a.namespace };
+    case 'remove-finalizer': {
+      const { apiVersion, kind, namespace, name } = a.object;
+      return { apiVersion, kind, ...(namespace !== undefined ? { namespace } : {}), name };
+    }
+  }
+}
+
 function requestOf(a: RemediationAction): string {
   switch (a.type) {
     case 'delete-apiservice':
@@ -162,7 +180,8 @@ async function run(api: ApiClient, a: RemediationAction, options: ApplyOptions):
 
 /**
  * Carries out `actions` in order, logging one line each.
- * @returns one result per action; a request that fails gives `failed` with the API's message.
+ * @returns one result per action; a request that fails gives `failed` with the API's message,
+ *   one the API server refuses (`isRefusal`: RBAC, admission, quota) `refused` with its answer.
  *   When re-creating a namespace fails, the finalizer removals and the delete of that
  *   namespace still run (each fails or succeeds on its own).
  * @throws ClusterAccessError when the API server cannot be reached at all.
@@ -181,10 +200,13 @@ export async function applyRemediation(
       result = { action, description, request, status: 'done', message: await run(api, action, options) };
     } catch (error) {
       if ((error as Error)?.name === 'ClusterAccessError') throw error;
-      result = { action, description, request, status: 'failed', message: errorText(error) };
+      const refusal = refusalOf(error, { step: 'remediation', object: objectOf(action) });
+      result = refusal
+        ? { action, description, request, status: 'refused', message: describeRefusal(refusal), refusal }
+        : { action, description, request, status: 'failed', message: errorText(error) };
     }
     options.log(
-      `${result.status === 'done' ? 'done' : 'FAILED'}: ${description}: ${result.message} [${request}]`,
+      `${{ done: 'done', failed: 'FAILED', refused: 'REFUSED' }[result.status]}: ${description}: ${result.message} [${request}]`,
     );
     results.push(result);
   }

@@ -12,7 +12,10 @@
  * - a cluster-scoped action (delete an APIService or webhook configuration) needs a finding with
  *   scope `environment`, i.e. its backend Service's namespace is in the environment;
  * - a finalizer of a cluster-scoped object is removed only when `clusterWide`;
- * - protected namespaces (kube-system, kube-public, kube-node-lease, default) are never touched.
+ * - protected namespaces (kube-system, kube-public, kube-node-lease, default, every kube-*, those
+ *   the `protect` input matches and those labelled kube-sweep.io/protected=true) are never
+ *   touched, in every mode, `clusterWide` included: no namespace re-created or deleted there, no
+ *   finalizer removed from an object there.
  * Only findings the scan reports (after `scan-scope` and `ignore`) are acted on.
  *
  * Safety rule: only registrations whose backend is gone for good are deleted (an APIService or
@@ -23,7 +26,11 @@
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
-import { isProtectedNamespace } from '../plan/protected-namespaces.js';
+import {
+  nameProtectionOnly,
+  protectionReason,
+  type NamespaceProtection,
+} from '../plan/protected-namespaces.js';
 import { findingKey, type Finding } from '../rules/findings.js';
 import { webhookConfigurations } from '../rules/admission-webhooks.js';
 import { fullObjectsOf } from '../rules/kubernetes-objects.js';
@@ -39,6 +46,8 @@ export interface RemediationPolicy {
   readonly environmentNamespaces: ReadonlySet<string>;
   /** `mode: scan` with `scan-scope: cluster` and no namespaces/selector/releases input. */
   readonly clusterWide: boolean;
+  /** The `protect` input and the labelled namespaces (default: protection by name only). */
+  readonly protection?: NamespaceProtection;
 }
 
 export interface RemediationPlan {
@@ -48,7 +57,8 @@ export interface RemediationPlan {
 }
 
 function namespaceAllowed(namespace: string, policy: RemediationPolicy): string | undefined {
-  if (isProtectedNamespace(namespace)) return `namespace ${namespace} is protected`;
+  const why = protectionReason(namespace, policy.protection ?? nameProtectionOnly);
+  if (why) return `namespace ${namespace} is protected (${why})`;
   if (!policy.clusterWide && !policy.environmentNamespaces.has(namespace))
     return `namespace ${namespace} is outside the scope of the inputs`;
   return undefined;

@@ -4,6 +4,7 @@ import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from './actions.js';
 import { applyRemediation } from './apply-remediation.js';
 import { planRemediation, type RemediationPolicy } from './plan-remediation.js';
+import { Inputs, inputSet } from '../config/inputs.js';
 
 /** Longest wait for a re-created namespace to be gone after its delete, in ms. */
 export const namespaceWaitCapMs = 120_000;
@@ -27,7 +28,7 @@ export async function remediate(
 ): Promise<Omit<RemediationReport, 'findingsBefore'>> {
   const plan = planRemediation(findings, inventory, policy);
   const results = await ports.group(
-    `Remediating (remediate: safe): ${plan.actions.length} action(s)`,
+    `Remediating (${inputSet(Inputs.remediate, 'safe')}): ${plan.actions.length} action(s)`,
     async () => {
       for (const s of plan.skipped) ports.info(`left alone: ${s.finding}: ${s.reason}`);
       if (plan.actions.length === 0) ports.info('nothing to remediate within the scope');
@@ -38,15 +39,19 @@ export async function remediate(
     },
   );
   const failed = results.filter((r) => r.status === 'failed').length;
+  const refused = results.filter((r) => r.status === 'refused').length;
   return {
     mode: 'safe',
     results,
     skipped: plan.skipped,
-    counts: { done: results.length - failed, failed, skipped: plan.skipped.length },
+    counts: { done: results.length - failed - refused, failed, skipped: plan.skipped.length, refused },
   };
 }
 
-/** The `error` message of a run whose remediation had failed actions; undefined when none failed. */
+/**
+ * The `error` message of a run whose remediation had failed actions; undefined when none failed.
+ * A refused action is not an error: the scan after it reports it (DeletionRefused).
+ */
 export function remediationError(
   report: Omit<RemediationReport, 'findingsBefore'> | undefined,
 ): string | undefined {

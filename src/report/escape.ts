@@ -27,3 +27,19 @@ export function codeSpan(text: string): string {
   const fence = clean.includes('`') ? '``' : '`';
   return `${fence}${fence.length > 1 ? ' ' : ''}${clean.replace(/</g, '&lt;')}${fence.length > 1 ? ' ' : ''}${fence}`;
 }
+
+/**
+ * Pure: `lines` as a fenced code block (GFM "Fenced code blocks") whose fence is one backtick
+ * longer than the longest run of backticks in any line (at least three), so no line can close
+ * it, and the lines are shown exactly as given: a command is never altered to fit the block.
+ * The lines must hold no line break (remedy lines are checked by rules/kubectl.ts
+ * `showableCommands`); one that does is folded to a space here as a last guard.
+ */
+export function codeBlock(info: string, lines: readonly string[]): string[] {
+  const longest = Math.max(
+    0,
+    ...lines.map((l) => Math.max(0, ...[...l.matchAll(/`+/g)].map((m) => m[0].length))),
+  );
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${fence}${info}`, ...lines.map((l) => l.replace(/[\r\n\u2028\u2029]+/g, ' ')), fence];
+}

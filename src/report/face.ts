@@ -1,9 +1,9 @@
-import { Inputs, type InputName } from '../config/inputs.js';
+import { renderFaceWords, type InputName } from '../config/inputs.js';
 
 /**
  * Who reads a rendering: the GitHub Action (its inputs, `stage-timeout`; its messages say
- * `input 'x'`) or the CLI (flags, `--stage-timeout`). The run's messages are written for the
- * action; the CLI's renderings pass them through `inFlagTerms`.
+ * `input 'x'`) or the CLI (flags, `--stage-timeout`). The run's messages carry both faces'
+ * words where they name an input (config/inputs.ts `byFace`); each face renders its own.
  */
 export type Face = 'action' | 'cli';
 
@@ -17,29 +17,31 @@ export function inputSetting(face: Face, name: InputName, value: string): string
   return face === 'cli' ? `--${name} ${value}` : `${name}: ${value}`;
 }
 
-/** Pure: a message written for the action, in `face`'s words (unchanged for the action). */
+/**
+ * Pure: a message in `face`'s words. A message names an input with the words of
+ * config/inputs.ts (`inputWord`, `inputRef`, `inputSet`, `inputEmpty`, `byFace`), which carry
+ * both faces' words as data; this picks `face`'s and removes the marks. Nothing is guessed from
+ * the prose: an input name written any other way is left as it is.
+ */
 export function inFaceTerms(face: Face, message: string): string {
-  return face === 'cli' ? inFlagTerms(message) : message;
+  return renderFaceWords(face, message);
+}
+
+/** Pure: a message in the CLI's words (`inFaceTerms('cli', message)`). */
+export function inFlagTerms(message: string): string {
+  return renderFaceWords('cli', message);
 }
 
 /**
- * Pure: a message written for the action's inputs, in the CLI's words: `input 'x'` becomes
- * `--x`, `'cluster: kind'` becomes `--cluster kind`, a quoted input name becomes its flag (not a
- * quoted value after "is" or "has"), `--x is empty` becomes `--x is not given`, and "in an
- * earlier step" (of a workflow) becomes "first".
+ * Pure: `value` (a report, or any JSON-like data) with every string in `face`'s words: what a
+ * face does to the run's report before it writes, prints or publishes it, so that no mark of
+ * `byFace` reaches a reader.
  */
-export function inFlagTerms(message: string): string {
-  const names = new Set<string>(Object.values(Inputs));
-  return (
-    message
-      .replace(/\binputs? '([a-z-]+)(?:: ([^']+))?'/g, (m, name: string, value?: string) =>
-        names.has(name) ? `--${name}${value ? ` ${value}` : ''}` : m,
-      )
-      // A quoted value (after "is", "has", "line") stays as it is, even when it spells an input's name.
-      .replace(/(?<!\b(?:is|has|line|code) )'([a-z-]+)(?:: ([^']+))?'/g, (m, name: string, value?: string) =>
-        names.has(name) ? `--${name}${value ? ` ${value}` : ''}` : m,
-      )
-      .replace(/(--[a-z-]+) is empty/g, '$1 is not given')
-      .replace(/ in an earlier step\b/g, ' first')
-  );
+export function inFaceTermsDeep<T>(face: Face, value: T): T {
+  if (typeof value === 'string') return renderFaceWords(face, value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => inFaceTermsDeep(face, v)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, inFaceTermsDeep(face, v)]),
+  ) as T;
 }

@@ -1,5 +1,6 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
-import type { Face } from './face.js';
+import { inputName, type Face } from './face.js';
+import { Inputs } from '../config/inputs.js';
 import type { FleetCluster, FleetSummary } from './fleet.js';
 import type { Report } from './report.js';
 import { firstAction, objectLabel, rootCausesOf } from './root-causes.js';
@@ -31,7 +32,7 @@ function clusterRootCauses(c: FleetCluster, face: Face): string[] {
   const failing = new Set(c.failing);
   const roots = rootCausesOf(c.findings, failing);
   if (roots.causes.length === 0) return [`${c.findings.length} finding(s), all informational notes.`];
-  const policy = face === 'cli' ? '--fail-on' : 'fail-on';
+  const policy = inputName(face, Inputs.failOn);
   return [
     `${roots.causes.length} root cause(s) of ${c.findings.length} finding(s), ${c.failing.length} over ${policy}:`,
     '',

@@ -1,4 +1,4 @@
-import { codeSpan, escapeMarkdown } from './escape.js';
+import { codeBlock, codeSpan, escapeMarkdown } from './escape.js';
 import {
   goneWithNamespace,
   type InventorySummary,
@@ -6,6 +6,7 @@ import {
   type Report,
   type Verdict,
 } from './report.js';
+import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { Blocker } from '../teardown/wait-gone.js';
@@ -88,19 +89,45 @@ function seconds(ms: number): string {
  * screen, about 15 lines), then expected notes (warnings, kept objects, informational findings),
  * then the plan, the teardown, remediation, each root cause's evidence and remedy, and the
  * inventory. `face`: whose words name the inputs and settings (action inputs, or the CLI's
- * flags; src/report/face.ts), as the CLI's text output does.
+ * flags; src/report/face.ts), as the CLI's text output does. `options.hideServer`: leave the
+ * API server URL and the kubeconfig context out (the PR comment and the check run, which are
+ * posted through the API where the runner's masking does not apply; input publish-server), also
+ * where the server URL appears inside an error or warning.
  */
-export function renderMarkdown(report: Report, face: Face = 'action'): string {
-  if (report.fleet) return renderFleet(report, report.fleet, face);
+export function renderMarkdown(
+  report: Report,
+  face: Face = 'action',
+  options: { readonly hideServer?: boolean } = {},
+): string {
+  const markdown = report.fleet
+    ? renderFleet(report, report.fleet, face)
+    : renderFull(report, face, options.hideServer === true);
+  return options.hideServer ? withoutServer(markdown, report.cluster.server) : markdown;
+}
+
+/** Stands in for the API server URL where it is not published. */
+const serverNotPublished = '(API server not published)';
+
+/** Pure: `markdown` with every occurrence of `server` (as written raw and as escaped) replaced. */
+function withoutServer(markdown: string, server: string): string {
+  if (!server) return markdown;
+  return [server, escapeMarkdown(server)].reduce(
+    (text, s) => text.split(s).join(serverNotPublished),
+    markdown,
+  );
+}
+
+function renderFull(report: Report, face: Face, hideServer: boolean): string {
   const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
   return [
     ...renderHeadline(report, face),
     ...(report.baseline ? renderBaseline(report.baseline, report.findings ?? []) : []),
     ...(report.reap ? renderReap(report.reap, face) : []),
+    ...(report.plan?.blastRadius && !report.teardown ? renderBlastRadius(report.plan.blastRadius) : []),
     ...(report.findings && roots
       ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)
       : []),
-    ...renderClusterLine(report, face),
+    ...renderClusterLine(report, face, hideServer),
     ...renderNotes(report, roots?.notes ?? [], face),
     ...(report.plan ? renderPlan(report.plan, report.findings ?? []) : []),
     ...(report.dryRun ? renderDryRun(report.dryRun) : []),
@@ -115,6 +142,38 @@ export function renderMarkdown(report: Report, face: Face = 'action'): string {
   ].join('\n');
 }
 
+/** How many objects of one kind of the blast radius are named before "and N more". */
+const blastRadiusShown = 100;
+
+/** Pure: up to `blastRadiusShown` items, then how many more the JSON report lists. */
+function namedList(items: readonly string[]): string {
+  const more = items.length - blastRadiusShown;
+  return (
+    items.slice(0, blastRadiusShown).join(', ') +
+    (more > 0 ? `, and ${more} more (the JSON report lists all)` : '')
+  );
+}
+
+/**
+ * Pure: the blast radius, first in a plan or dry run (before the root causes): the namespaces,
+ * the releases and how each goes, and every object outside the namespaces that goes with them.
+ */
+export function renderBlastRadius(b: BlastRadius): string[] {
+  const who = (o: BlastRadiusObject) =>
+    `${objectName(o)} (release ${codeSpan(o.release)}, by ${o.by === 'helm' ? 'Helm' : 'kube-sweep'})`;
+  return [
+    '### What a teardown deletes',
+    '',
+    `- Namespaces, with everything in them: ${namedList(b.namespaces.map(codeSpan)) || 'none'}.`,
+    `- Helm releases: ${namedList(b.releases.map((r) => `${codeSpan(r.release)} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`)) || 'none'}.`,
+    `- Cluster-scoped objects: ${namedList(b.clusterScoped.map(who)) || 'none'}.`,
+    ...(b.otherNamespaces.length
+      ? [`- Objects in namespaces outside the scope: ${namedList(b.otherNamespaces.map(who))}.`]
+      : []),
+    '',
+  ];
+}
+
 /** The verdict, and the error when the run could not do its job. */
 function renderHeadline(report: Report, face: Face): string[] {
   const headline = report.dryRun
@@ -127,9 +186,17 @@ function renderHeadline(report: Report, face: Face): string[] {
   ];
 }
 
-/** Which cluster, which version, which mode (after the root causes: context, not news). */
-function renderClusterLine(report: Report, face: Face): string[] {
+/**
+ * Which cluster, which version, which mode (after the root causes: context, not news); without
+ * the server and context when `hideServer`.
+ */
+function renderClusterLine(report: Report, face: Face, hideServer: boolean): string[] {
   if (!report.cluster.server) return [];
+  if (hideServer)
+    return [
+      `Kubernetes ${escapeMarkdown(report.cluster.version)}, ${face === 'cli' ? 'command' : 'mode'} ${codeSpan(report.mode)} (the API server and context are not published here: ${inputName(face, 'publish-server')}).`,
+      '',
+    ];
   return [
     `Cluster ${codeSpan(report.cluster.server)} (Kubernetes ${escapeMarkdown(report.cluster.version)}, context ${codeSpan(report.cluster.context)}), ${face === 'cli' ? 'command' : 'mode'} ${codeSpan(report.mode)}.`,
     '',
@@ -251,7 +318,12 @@ const namespaceResults = (face: Face) =>
     absent: 'was not there',
     deleted: 'deleted',
     'not-waited': `**deletion requested, not waited for long enough** (the overall ${codeSpan(inputName(face, 'timeout'))} ran out)`,
+    refused: '**deletion refused** by the API server',
   }) as const;
+
+/** The result cell of a namespace: its status, and for a refused one the server's words. */
+const namespaceResult = (n: TeardownResult['namespaces'][number], face: Face) =>
+  namespaceResults(face)[n.status] + (n.status === 'refused' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
 
 /** The teardown: each release and namespace with its result, then what is still there and why. */
 function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string[] {
@@ -269,7 +341,7 @@ function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string
   }
   for (const n of t.namespaces)
     out.push(
-      `| — | namespace ${codeSpan(n.name)} | ${namespaceResults(face)[n.status]} | ${seconds(n.durationMs)} |`,
+      `| — | namespace ${codeSpan(n.name)} | ${namespaceResult(n, face)} | ${seconds(n.durationMs)} |`,
     );
   out.push('');
   const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
@@ -373,7 +445,9 @@ export function renderRemediation(r: RemediationReport, face: Face = 'action'): 
   const out = [
     `### Remediation (${inputSetting(face, 'remediate', 'safe')})`,
     '',
-    `${r.counts.done} action(s) done, ${r.counts.failed} failed, ${r.counts.skipped} finding(s) left alone; ` +
+    `${r.counts.done} action(s) done, ${r.counts.failed} failed, ` +
+      (r.counts.refused ? `${r.counts.refused} refused by the API server, ` : '') +
+      `${r.counts.skipped} finding(s) left alone; ` +
       `${r.findingsBefore} finding(s) before, the findings below are from a scan after it.`,
     '',
   ];
@@ -381,7 +455,7 @@ export function renderRemediation(r: RemediationReport, face: Face = 'action'): 
     out.push('| action | request | result |', '| --- | --- | --- |');
     for (const x of r.results)
       out.push(
-        `| ${escapeMarkdown(x.description)} | ${codeSpan(x.request)} | ${x.status === 'done' ? '✅' : '❌ failed:'} ${escapeMarkdown(x.message)} |`,
+        `| ${escapeMarkdown(x.description)} | ${codeSpan(x.request)} | ${{ done: '✅', failed: '❌ failed:', refused: '⛔' }[x.status]} ${escapeMarkdown(x.message)} |`,
       );
     out.push('');
   }
@@ -525,8 +599,7 @@ export function renderRootCauseDetails(roots: RootCauses): string[] {
         out.push(`- ${codeSpan(c.code)} ${objectName(c.object)}: ${escapeMarkdown(c.message)}`);
     }
     out.push('', `**Remedy:** ${escapeMarkdown(f.remediation.summary)}`, '');
-    if (f.remediation.commands.length)
-      out.push('```sh', ...f.remediation.commands.map((c) => c.replace(/```/g, "'''")), '```', '');
+    if (f.remediation.commands.length) out.push(...codeBlock('sh', f.remediation.commands), '');
     out.push('</details>', '');
   }
   return out;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
+import { Inputs, inputWord } from '../config/inputs.js';
 import { parseReport } from './read-report.js';
 import type { Report } from './report.js';
 import type { UnreadableReport } from './fleet.js';
@@ -21,7 +22,7 @@ export async function readReportFiles(
   const files = found.map((f) => (absolute ? resolve(cwd, f) : f)).sort();
   if (files.length === 0)
     throw new Error(
-      `input 'reports' (${patterns.join(', ')}) matches no file under ${cwd}; give globs of report files, e.g. reports/**/*.json (what actions/download-artifact wrote)`,
+      `${inputWord(Inputs.reports)} (${patterns.join(', ')}) matches no file under ${cwd}; give globs of report files, e.g. reports/**/*.json (what actions/download-artifact wrote)`,
     );
   const reports: { file: string; report: Report }[] = [];
   const unreadable: UnreadableReport[] = [];

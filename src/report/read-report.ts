@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { inputRef, Inputs, inputWord } from '../config/inputs.js';
 import type { Baseline } from './baseline.js';
 import type { Report } from './report.js';
 import { findingsOfReport } from './fleet.js';
@@ -52,13 +53,13 @@ export function readBaseline(path: string): Baseline {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new Error(
-      `input 'baseline' is '${path}', which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the report-path file of an earlier run, or leave it empty (nothing was done)`,
+      `${inputWord(Inputs.baseline)} is '${path}', which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the ${inputRef(Inputs.reportPath)} file of an earlier run, or leave it empty (nothing was done)`,
     );
   }
   const parsed = parseReport(text);
   if ('problem' in parsed)
     throw new Error(
-      `input 'baseline' is '${path}': ${parsed.problem}; give the report-path file of an earlier run, or leave it empty (nothing was done)`,
+      `${inputWord(Inputs.baseline)} is '${path}': ${parsed.problem}; give the ${inputRef(Inputs.reportPath)} file of an earlier run, or leave it empty (nothing was done)`,
     );
   return {
     path,

@@ -1,7 +1,9 @@
+import type { CancelledRun } from './cancelled.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../inventory/types.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
+import type { BlastRadius } from '../teardown/blast-radius.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
 import type { TeardownResult } from '../teardown/run-teardown.js';
 import type { RemediationReport } from '../remediate/actions.js';
@@ -43,8 +45,15 @@ export interface InventorySummary {
   readonly stats: InventoryStats;
 }
 
-/** The plan as data for the report: releases, edges and stages. */
+/** The plan as data for the report: what it deletes (blast radius), releases, edges and stages. */
 export interface PlanSummary {
+  /**
+   * What a teardown of this plan deletes, named (teardown/blast-radius.ts); shown first. Absent
+   * only in reports built without discovery (tests).
+   */
+  readonly blastRadius?: BlastRadius;
+  /** Why a teardown of this plan must not run (empty when it may): the run's `error` quotes them. */
+  readonly refusals?: readonly string[];
   readonly namespaces: readonly string[];
   readonly protectedMatched: readonly string[];
   readonly namespacesToDelete: readonly string[];
@@ -189,6 +198,8 @@ export interface Report {
   readonly error?: string;
   /** What was published to GitHub (pr-comment, check-run); set only when one was asked for. */
   readonly github?: GitHubPublications;
+  /** Set when SIGINT or SIGTERM stopped the run (the action): what it had done; verdict `error`. */
+  readonly cancelled?: CancelledRun;
 }
 
 /** Pure: the counts of a snapshot. */
@@ -209,9 +220,11 @@ export function summarizeInventory(inventory: Inventory): InventorySummary {
   };
 }
 
-/** Pure: the plan as report data. */
-export function summarizePlan(plan: TeardownPlan): PlanSummary {
+/** Pure: the plan as report data, with its blast radius when given. */
+export function summarizePlan(plan: TeardownPlan, blastRadius?: BlastRadius): PlanSummary {
   return {
+    ...(blastRadius ? { blastRadius } : {}),
+    refusals: plan.refusals,
     namespaces: plan.scope.namespaces,
     protectedMatched: plan.scope.protectedMatched,
     namespacesToDelete: plan.namespacesToDelete,
@@ -232,7 +245,13 @@ export function summarizePlan(plan: TeardownPlan): PlanSummary {
   };
 }
 
-/** Counts of a teardown for outputs and messages (all zero without a teardown). */
+/**
+ * Counts of a teardown for outputs and messages (all zero without a teardown).
+ * `stuckNamespaces`: namespaces still Terminating when the wait ended, `stuck` ones and
+ * `not-waited` ones (the overall `timeout` cut their wait short), of which `notWaitedNamespaces`
+ * are the latter. `refusedNamespaces`: namespaces whose DELETE the API server refused (not
+ * Terminating, so not among the stuck ones).
+ */
 export function teardownCounts(t: TeardownResult | undefined) {
   const releases = t?.stages.flatMap((s) => s.releases) ?? [];
   return {
@@ -243,7 +262,10 @@ export function teardownCounts(t: TeardownResult | undefined) {
         (n, s) => n + s.remaining.length + s.crdInstances.reduce((m, c) => m + c.remaining.length, 0),
         0,
       ) ?? 0,
-    stuckNamespaces: t?.namespaces.filter((n) => n.status === 'stuck').length ?? 0,
+    stuckNamespaces:
+      t?.namespaces.filter((n) => n.status === 'stuck' || n.status === 'not-waited').length ?? 0,
+    notWaitedNamespaces: t?.namespaces.filter((n) => n.status === 'not-waited').length ?? 0,
+    refusedNamespaces: t?.namespaces.filter((n) => n.status === 'refused').length ?? 0,
   };
 }
 

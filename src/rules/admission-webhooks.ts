@@ -12,6 +12,7 @@ import {
   refOfWhole,
   type AdmissionWebhook,
   type LabelSelector,
+  type WebhookRule,
 } from './kubernetes-objects.js';
 
 const kinds = [
@@ -83,7 +84,21 @@ export function intercepts(
   resource: string,
   operation: string,
 ): boolean {
-  return (webhook.rules ?? []).some(
+  return rulesMatch(webhook.rules, group, resource, operation);
+}
+
+/**
+ * Whether one of `rules` (a webhook's rules, a policy's or binding's resourceRules) matches
+ * `operation` on the main resource `resource` of `group`; `*` matches all, `<resource>/*` only
+ * subresources. Selectors and resourceNames are the caller's.
+ */
+export function rulesMatch(
+  rules: readonly WebhookRule[] | undefined,
+  group: string,
+  resource: string,
+  operation: string,
+): boolean {
+  return (rules ?? []).some(
     (r) =>
       matches(r.apiGroups, group) &&
       (r.resources ?? []).some((x) => x === '*' || x === '*/*' || x === resource) &&
@@ -91,7 +106,38 @@ export function intercepts(
   );
 }
 
-function describeSelector(selector: LabelSelector | undefined): string | undefined {
+/**
+ * Pure: whether `labels` satisfy a metav1.LabelSelector (matchLabels and matchExpressions with
+ * In, NotIn, Exists, DoesNotExist; apimachinery LabelSelectorAsSelector). An absent or empty
+ * selector matches everything; an unknown operator matches nothing.
+ */
+export function selectorMatches(
+  selector: LabelSelector | undefined,
+  labels: Readonly<Record<string, string>> = {},
+): boolean {
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(labels, k);
+  return (
+    Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
+    (selector?.matchExpressions ?? []).every((e) => {
+      const values = e.values ?? [];
+      switch (e.operator) {
+        case 'In':
+          return has(e.key) && values.includes(labels[e.key]!);
+        case 'NotIn':
+          return !has(e.key) || !values.includes(labels[e.key]!);
+        case 'Exists':
+          return has(e.key);
+        case 'DoesNotExist':
+          return !has(e.key);
+        default:
+          return false;
+      }
+    })
+  );
+}
+
+/** `k=v, key In (a, b)` of a selector, or undefined when it is empty. */
+export function describeSelector(selector: LabelSelector | undefined): string | undefined {
   const labels = Object.entries(selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   const expressions = (selector?.matchExpressions ?? []).map(
     (e) => `${e.key} ${e.operator}${e.values?.length ? ` (${e.values.join(', ')})` : ''}`,

@@ -1,5 +1,6 @@
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
+import { command } from './kubectl.js';
 import { conditionOf, fullObjectsOf, refOfWhole, type APIServiceObject } from './kubernetes-objects.js';
 import { describeCondition } from './namespace-conditions.js';
 import type { Rule, RuleContext } from './rule.js';
@@ -64,9 +65,9 @@ function willHangFinding(
           `or delete the APIService if its API is no longer wanted, before deleting namespace ${name}. ` +
           'Otherwise the namespace stays Terminating until then; do not clear its finalizers.',
         commands: stale.flatMap((a) => [
-          `kubectl get apiservice ${a.name} -o yaml`,
+          command('kubectl', 'get', 'apiservice', a.name, '-o', 'yaml'),
           '# if the API is no longer wanted:',
-          `kubectl delete apiservice ${a.name}`,
+          command('kubectl', 'delete', 'apiservice', a.name),
         ]),
       },
     },
@@ -133,10 +134,18 @@ export const apiServiceUnavailableRule: Rule = {
                 'longer wanted, delete the APIService: its objects live in the extension server, not in this ' +
                 "cluster's etcd. Do not clear the finalizers of the namespaces it blocks.",
               commands: [
-                `kubectl get service ${service.name ?? ''} -n ${service.namespace ?? ''}`,
-                `kubectl get endpointslices -n ${service.namespace ?? ''} -l kubernetes.io/service-name=${service.name ?? ''}`,
+                command('kubectl', 'get', 'service', service.name ?? '', '-n', service.namespace ?? ''),
+                command(
+                  'kubectl',
+                  'get',
+                  'endpointslices',
+                  '-n',
+                  service.namespace ?? '',
+                  '-l',
+                  `kubernetes.io/service-name=${service.name ?? ''}`,
+                ),
                 '# if the API is no longer wanted:',
-                `kubectl delete apiservice ${name}`,
+                command('kubectl', 'delete', 'apiservice', name),
               ],
             },
           },

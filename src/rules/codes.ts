@@ -104,6 +104,10 @@ export const findingCodes = {
     severity: 'info',
     title: 'Leader-election Lease that nobody renews, held by a pod that no longer exists',
   },
+  HelmReleaseRecordInvalid: {
+    severity: 'warning',
+    title: 'Helm release Secret whose record is not a valid release (forged or corrupted): not used',
+  },
   HelmReleaseRecordLost: {
     severity: 'warning',
     title: 'Helm release record gone while objects of the release remain, held in deletion',
@@ -119,6 +123,22 @@ export const findingCodes = {
   CSIDriverGone: {
     severity: 'error',
     title: 'Volumes held by the CSI attacher finalizer of a storage driver that no longer runs',
+  },
+  AdmissionPolicyParamMissing: {
+    severity: 'error',
+    title: 'Admission policy binding whose missing param denies the finalizer removals it matches',
+  },
+  QuotaExhaustedByFinishedJobs: {
+    severity: 'error',
+    title: 'Job quota used up by finished Jobs that nothing deletes (the next Job is refused)',
+  },
+  HelmReleaseNamespaceGone: {
+    severity: 'warning',
+    title: 'Helm release record stored in another namespace for a release namespace that no longer exists',
+  },
+  DeletionRefused: {
+    severity: 'error',
+    title: "A deletion of kube-sweep's own that the API server refused (RBAC, admission, quota)",
   },
 } as const satisfies Record<string, FindingCodeInfo>;
 

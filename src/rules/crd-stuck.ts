@@ -3,7 +3,7 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
-import { getYaml, stripFinalizers } from './kubectl.js';
+import { command, getYaml, stripFinalizers } from './kubectl.js';
 import {
   conditionOf,
   fullObjectsOf,
@@ -81,7 +81,7 @@ export const crdStuckRule: Rule = {
                 'customresourcecleanup.apiextensions.k8s.io: the instances would stay in etcd and come back when ' +
                 'the CRD is recreated. For the next teardown: custom resources, then their controller, then CRDs.',
               commands: [
-                `kubectl get ${type} -A`,
+                command('kubectl', 'get', type, '-A'),
                 ...holders.map(getYaml),
                 '# Do NOT remove customresourcecleanup.apiextensions.k8s.io from the CRD (its instances would stay in etcd)',
                 ...stripFinalizers(holders),

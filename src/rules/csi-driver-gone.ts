@@ -9,7 +9,7 @@ import {
   type ControllerSearch,
 } from './finalizer-controllers.js';
 import { buildFinding } from './finding-builder.js';
-import { getYaml, stripFinalizers } from './kubectl.js';
+import { getYaml, stripFinalizerPatches, stripFinalizersWarning } from './kubectl.js';
 import {
   fullObjectsOf,
   type PersistentVolumeObject,
@@ -143,6 +143,21 @@ function volumeLine(v: ObjectMetadata, pv: PersistentVolumeObject | undefined): 
 }
 
 /**
+ * Pure: the finalizer `patches`, after one `# WARNING:` line that also names the backend disks
+ * (`handles`: `<pv>: <volumeHandle>`) the Delete reclaim will never delete; empty without patches.
+ */
+function riskyLast(patches: readonly string[], handles: readonly string[]): string[] {
+  if (patches.length === 0) return [];
+  const warning = handles.length
+    ? stripFinalizersWarning.replace(
+        /:$/,
+        ` (the Delete reclaim never ran: the backend disks stay and must be deleted where they live: ${handles.join(', ')}):`,
+      )
+    : stripFinalizersWarning;
+  return [warning, ...patches];
+}
+
+/**
  * The CSIDriverGone finding of one driver whose attacher finalizer holds volumes and
  * attachments: `error` when one of them is held in deletion past the threshold, `warning`
  * otherwise; the remedy warns about the backend disks of volumes with reclaimPolicy Delete.
@@ -196,15 +211,13 @@ function driverFinding(inventory: Inventory, hold: DriverHold, context: RuleCont
           'teardown: delete the claims, wait until their volumes are gone, then uninstall the driver. Only if ' +
           'the driver is gone for good, remove the finalizer from the VolumeAttachments first, then from the ' +
           'PersistentVolumes, and delete the disks in the storage backend by hand.',
+        // Safe first, the risky patches last after one warning line (attachments before volumes).
         commands: [
           ...all.map(getYaml),
-          ...stripFinalizers(attachments, finalizer),
-          ...stripFinalizers(volumes, finalizer),
-          ...(handles.length
-            ? [
-                `# WARNING: the Delete reclaim never ran: the backend disks stay and must be deleted where they live: ${handles.join(', ')}`,
-              ]
-            : []),
+          ...riskyLast(
+            [...stripFinalizerPatches(attachments, finalizer), ...stripFinalizerPatches(volumes, finalizer)],
+            handles,
+          ),
         ],
       },
     },

@@ -3,6 +3,7 @@ import { findingKey, type Finding, type Remediation } from './findings.js';
 import type { Severity } from './severity.js';
 import { findingCodes, type FindingCode } from './codes.js';
 import type { RuleContext } from './rule.js';
+import { showableCommands } from './kubectl.js';
 
 /** What a rule says about one finding; `buildFinding` adds key, default severity and scope. */
 export interface FindingParts {
@@ -22,7 +23,10 @@ export interface FindingParts {
   readonly severity?: Severity;
 }
 
-/** Pure: a Finding of `code` from rule `rule`. */
+/**
+ * Pure: a Finding of `code` from rule `rule`. Every remedy line passes `showableCommands`: one
+ * that holds a line break or control character is replaced by a line saying why it is not shown.
+ */
 export function buildFinding(
   rule: string,
   code: FindingCode,
@@ -41,7 +45,7 @@ export function buildFinding(
     object: parts.object,
     message: parts.message,
     evidence: parts.evidence,
-    remediation: parts.remediation,
+    remediation: { ...parts.remediation, commands: showableCommands(parts.remediation.commands) },
     scope: inEnvironment ? 'environment' : 'cluster',
   };
 }

@@ -15,11 +15,11 @@ import {
   resourcePolicyAnnotation,
   type ReleaseHistory,
 } from './helm-releases.js';
-import { getYaml } from './kubectl.js';
+import { command, deleteObject, getYaml, objectArgs } from './kubectl.js';
 import { operatorCreatedLeftovers } from './operator-created.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
-import { describeObject, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, refOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 
@@ -36,11 +36,28 @@ function kindOf(o: ObjectMetadata): Exclude<HelmLeftoverKind, 'operator-created'
   return 'release-gone';
 }
 
-const namespaceFlag = (o: ObjectMetadata) => (o.namespace !== undefined ? ` -n ${o.namespace}` : '');
-const deleteCommand = (o: ObjectMetadata) => `kubectl delete ${typeNameOf(o)} ${o.name}${namespaceFlag(o)}`;
+const deleteCommand = (o: ObjectMetadata) => deleteObject(o);
+
+/**
+ * Whether the history is of a release stored outside its namespace (S28) whose namespace no
+ * longer exists: its record stays, but no uninstall ran and nothing of it runs.
+ */
+export function isStranded(inventory: Inventory, history: ReleaseHistory): boolean {
+  return (
+    isInstalled(history) &&
+    history.storageNamespace !== history.namespace &&
+    !inventory.namespaceNames.has(history.namespace)
+  );
+}
 
 /** Why the snapshot says the release is gone. */
 function goneEvidence(history: ReleaseHistory | undefined, namespace: string, name: string): string {
+  if (history && isInstalled(history))
+    return (
+      `release ${namespace}/${name} is recorded as ${history.current.status} (revision ${history.current.revision}) in ` +
+      `Secret ${history.storageNamespace}/${history.current.secret.name}, stored outside its namespace, but namespace ` +
+      `${namespace} no longer exists: no uninstall ran`
+    );
   if (!history)
     return `no release Secret ${releaseSecretPrefix}${name}.v* (owner=helm) in namespace ${namespace}: the release does not exist`;
   return (
@@ -77,8 +94,13 @@ const adoptComment =
   '# or, to let another release adopt it: helm install/upgrade <release> ... --take-ownership (Helm 3.17+), ' +
   'or re-annotate it with that release:';
 const annotateCommand = (o: ObjectMetadata) =>
-  `kubectl annotate ${typeNameOf(o)} ${o.name}${namespaceFlag(o)} --overwrite ` +
-  `${releaseNameAnnotation}=<release> ${releaseNamespaceAnnotation}=<release-namespace>`;
+  command(
+    'kubectl',
+    'annotate',
+    ...objectArgs(o, '--overwrite'),
+    `${releaseNameAnnotation}=<release>`,
+    `${releaseNamespaceAnnotation}=<release-namespace>`,
+  );
 
 /** What every HelmLeftover finding about an object with release annotations says. */
 interface LeftoverFacts {
@@ -116,7 +138,11 @@ function leftoverFinding(
         o.annotations?.[a] ? [`${a}: ${o.annotations[a]}`] : [],
       ),
     ],
-    what: `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, which no longer exists`,
+    what:
+      history && isInstalled(history)
+        ? `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, whose namespace no ` +
+          `longer exists (its record stays in namespace ${history.storageNamespace})`
+        : `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, which no longer exists`,
     gone: goneEvidence(history, relNs, relName),
   };
   return kind === 'crd'
@@ -164,7 +190,7 @@ function crdLeftoverFinding(
           'has instances without confirmation: the deletion cascades to every instance.',
         commands: [
           getYaml(o),
-          ...(instances ? [`kubectl get ${o.name} -A`] : []),
+          ...(instances ? [command('kubectl', 'get', o.name, '-A')] : []),
           adoptComment,
           annotateCommand(o),
           ...(safeToDelete
@@ -183,7 +209,9 @@ function crdLeftoverFinding(
 
 /**
  * Pure: the finding for a leftover that is not a CRD (`hook`, `kept` or `release-gone`); the
- * delete command of a `kept` object carries a warning, since it was kept for its data.
+ * delete command of a `kept` object carries a warning, since it was kept for its data. A `kept`
+ * object is `info` (Helm kept it because the chart asked it to); one that is being deleted is
+ * not judged here (stuck-finalizer and the namespace rules are).
  */
 function objectLeftoverFinding(
   facts: LeftoverFacts,
@@ -198,6 +226,9 @@ function objectLeftoverFinding(
     {
       object: refOf(o),
       namespaces: facts.namespaces,
+      // The user asked Helm to keep it: information. (A kept object that is being deleted is not a
+      // leftover of this rule: the finalizer and namespace rules judge it.)
+      ...(kept ? { severity: 'info' as const } : {}),
       message:
         `Helm leftover (${kind}): ${facts.what}` +
         (kept
@@ -270,7 +301,8 @@ function unattributedHookFinding(o: ObjectMetadata, context: RuleContext): Findi
  * helm-leftover: objects (namespaced and cluster-scoped) that carry the
  * `meta.helm.sh/release-name` and `meta.helm.sh/release-namespace` annotations of a release
  * that no longer exists: no release Secret with that name in that namespace, or its current
- * revision is `uninstalled`. Subtypes: `crd` (a CustomResourceDefinition, with its instance
+ * revision is `uninstalled`, or its record is stored in another namespace and the release's own
+ * namespace is gone (`isStranded`, S28: said as such, never "does not exist"). Subtypes: `crd` (a CustomResourceDefinition, with its instance
  * count per namespace), `hook` (`helm.sh/hook` annotation), `kept`
  * (`helm.sh/resource-policy: keep`, S17), `release-gone` otherwise. Hook objects carry no
  * release marker (Helm 4.3.1 and 3.22.0 set only the hook annotations), so a hook object without
@@ -291,7 +323,7 @@ export const helmLeftoverRule: Rule = {
   check(inventory, context) {
     if (!wasListed(inventory, '', 'secrets')) return [];
     const histories = releaseHistoriesById(inventory);
-    const installed = [...histories.values()].filter(isInstalled);
+    const installed = [...histories.values()].filter((h) => isInstalled(h) && !isStranded(inventory, h));
     const installedIds = new Set(installed.map((h) => releaseId(h.namespace, h.name)));
     const namespacesWithReleases = new Set(installed.map((h) => h.namespace));
     const terminating = terminatingNamespaces(inventory);

@@ -11,7 +11,7 @@ import {
   releaseSecretPrefix,
   type ReleaseHistory,
 } from './helm-releases.js';
-import { getYaml, stripFinalizers } from './kubectl.js';
+import { deleteObject, getYaml, stripFinalizers } from './kubectl.js';
 import type { Rule, RuleContext } from './rule.js';
 import {
   capLines,
@@ -19,7 +19,6 @@ import {
   formatDuration,
   refOf,
   stuckDeletionAge,
-  typeNameOf,
   wasListed,
 } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
@@ -138,10 +137,7 @@ function lostFinding(
           'teardown, read the release manifest before uninstalling and treat a failed wait as not done.',
         commands: [
           ...held.map(getYaml),
-          ...remaining.map(
-            (o) =>
-              `kubectl delete ${typeNameOf(o)} ${o.name}${o.namespace !== undefined ? ` -n ${o.namespace}` : ''}`,
-          ),
+          ...remaining.map((o) => deleteObject(o)),
           ...finalizers.flatMap((f) =>
             stripFinalizers(
               held.filter((o) => o.finalizers?.includes(f)),

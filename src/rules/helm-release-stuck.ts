@@ -9,9 +9,9 @@ import {
   releaseNamespaceAnnotation,
   type ReleaseHistory,
 } from './helm-releases.js';
-import { getYaml } from './kubectl.js';
+import { command, deleteObject, getYaml } from './kubectl.js';
 import type { Rule, RuleContext } from './rule.js';
-import { ageSeconds, capLines, describeObject, formatDuration, refOf, typeNameOf } from './snapshot-views.js';
+import { ageSeconds, capLines, describeObject, formatDuration, refOf } from './snapshot-views.js';
 
 const rule = 'helm-release-stuck';
 
@@ -93,14 +93,14 @@ function commandsFor(history: ReleaseHistory, hooks: readonly ObjectMetadata[]):
   const { namespace: ns, name, current } = history;
   const rollbackTo = current.revision > 1 ? lastDeployedRevision(history) : undefined;
   const inspect = [
-    `helm history ${name} -n ${ns}`,
-    `kubectl get secrets -n ${ns} -l owner=helm,name=${name} --show-labels`,
+    command('helm', 'history', '-n', ns, '--', name),
+    command('kubectl', 'get', 'secrets', '-n', ns, '-l', `owner=helm,name=${name}`, '--show-labels'),
   ];
   const rollback =
     rollbackTo !== undefined
       ? [
           `# or, to keep the release, roll back to the last deployed revision ${rollbackTo}:`,
-          `helm rollback ${name} ${rollbackTo} -n ${ns}`,
+          command('helm', 'rollback', '-n', ns, '--', name, String(rollbackTo)),
         ]
       : [];
   if (current.status === 'uninstalling')
@@ -110,23 +110,26 @@ function commandsFor(history: ReleaseHistory, hooks: readonly ObjectMetadata[]):
       ...(hooks.length
         ? [
             '# fix what the hook waits for, or delete the hook object so that it is created afresh:',
-            ...hooks.map(
-              (o) => `kubectl delete ${typeNameOf(o)} ${o.name}${o.namespace ? ` -n ${o.namespace}` : ''}`,
-            ),
+            ...hooks.map((o) => deleteObject(o)),
           ]
         : []),
       '# then run the uninstall again:',
-      `helm uninstall ${name} -n ${ns}`,
+      command('helm', 'uninstall', '-n', ns, '--', name),
       '# WARNING: --no-hooks skips the pre-delete and post-delete hooks: the cleanup they do (external ' +
         'resources, data) does not happen; only after confirming it is not needed:',
-      `helm uninstall ${name} -n ${ns} --no-hooks`,
+      command('helm', 'uninstall', '-n', ns, '--no-hooks', '--', name),
     ];
   if (current.status === 'failed')
-    return [...inspect, '# to tear it down:', `helm uninstall ${name} -n ${ns}`, ...rollback];
+    return [
+      ...inspect,
+      '# to tear it down:',
+      command('helm', 'uninstall', '-n', ns, '--', name),
+      ...rollback,
+    ];
   return [
     ...inspect,
     '# once no helm client works on it any more, to tear it down (helm uninstall works on pending releases):',
-    `helm uninstall ${name} -n ${ns}`,
+    command('helm', 'uninstall', '-n', ns, '--', name),
     ...rollback,
   ];
 }

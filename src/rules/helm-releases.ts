@@ -46,7 +46,14 @@ export interface ReleaseRecord {
 
 /** Every revision of one release, oldest first; `current` is the highest revision. */
 export interface ReleaseHistory {
+  /**
+   * The namespace the release was installed into: the record's own namespace, or the one its
+   * body names when the snapshot read it (`inventory.helmRecords`) and it differs (a GitOps Helm
+   * controller's storage namespace).
+   */
   readonly namespace: string;
+  /** The namespace its record Secrets are stored in. */
+  readonly storageNamespace: string;
   readonly name: string;
   readonly revisions: readonly ReleaseRecord[];
   readonly current: ReleaseRecord;
@@ -73,8 +80,13 @@ function recordOf(o: ObjectMetadata): ReleaseRecord | undefined {
   };
 }
 
-/** Pure: the release histories the listed Secrets hold, sorted by namespace and name. */
+/**
+ * Pure: the release histories the listed Secrets hold, sorted by namespace and name. A history
+ * whose current revision's body was read (`inventory.helmRecords`) and names the same release in
+ * another namespace is the release of that namespace, stored in the Secret's (S28).
+ */
 export function releaseHistories(inventory: Inventory): ReleaseHistory[] {
+  const bodies = new Map((inventory.helmRecords ?? []).map((r) => [r.storage.uid, r]));
   const byRelease = new Map<string, ReleaseRecord[]>();
   for (const o of objectsOf(inventory, '', 'secrets')) {
     const record = recordOf(o);
@@ -88,7 +100,12 @@ export function releaseHistories(inventory: Inventory): ReleaseHistory[] {
     .map((records) => {
       const revisions = [...records].sort((a, b) => a.revision - b.revision);
       const current = revisions[revisions.length - 1]!;
-      return { namespace: current.namespace, name: current.name, revisions, current };
+      const body = bodies.get(current.secret.uid);
+      const namespace =
+        body && body.storage.kind === 'Secret' && body.release.name === current.name && body.release.namespace
+          ? body.release.namespace
+          : current.namespace;
+      return { namespace, storageNamespace: current.namespace, name: current.name, revisions, current };
     })
     .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }

@@ -1,14 +1,18 @@
 /**
- * The rule registry: every rule (the first set and S19-S23), in the order they run, and `runRules`, which
+ * The rule registry: every rule (the first set, S19-S23, S26-S28), in the order they run, and `runRules`, which
  * runs them over one snapshot, links root causes and sorts. Adding a rule touches its file,
  * one line here, its codes in codes.ts and docs/finding-codes.md, and its fixture test.
  */
 import type { Inventory } from '../inventory/snapshot.js';
 import { sortFindings, type Finding } from './findings.js';
+import { admissionPolicyParamMissingRule } from './admission-policy-param-missing.js';
 import { apiServiceUnavailableRule } from './apiservice-unavailable.js';
 import { crdStuckRule } from './crd-stuck.js';
 import { csiDriverGoneRule } from './csi-driver-gone.js';
+import { deletionRefusedRule } from './deletion-refused.js';
 import { helmLeftoverRule } from './helm-leftover.js';
+import { helmReleaseNamespaceGoneRule } from './helm-release-namespace-gone.js';
+import { helmReleaseRecordInvalidRule } from './helm-release-record-invalid.js';
 import { helmReleaseRecordLostRule } from './helm-release-record-lost.js';
 import { helmReleaseStuckRule } from './helm-release-stuck.js';
 import { linkFindings } from './link.js';
@@ -18,6 +22,7 @@ import { orphanedCrDataRule } from './orphaned-cr-data.js';
 import { ownerReferenceRule } from './owner-reference.js';
 import { podStuckTerminatingRule } from './pod-stuck-terminating.js';
 import { pvcProtectionBlockedRule } from './pvc-protection-blocked.js';
+import { quotaFinishedJobsRule } from './quota-finished-jobs.js';
 import { rbacDanglingSubjectsRule } from './rbac-dangling-subjects.js';
 import type { Rule, RuleContext } from './rule.js';
 import { staleLeaderLeaseRule } from './stale-leader-lease.js';
@@ -48,6 +53,11 @@ export const rules: readonly Rule[] = [
   helmReleaseRecordLostRule,
   statefulSetClaimLeftoverRule,
   csiDriverGoneRule,
+  admissionPolicyParamMissingRule,
+  quotaFinishedJobsRule,
+  helmReleaseNamespaceGoneRule,
+  helmReleaseRecordInvalidRule,
+  deletionRefusedRule,
 ];
 
 /**

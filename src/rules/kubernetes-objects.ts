@@ -246,6 +246,92 @@ export interface PodObject {
   readonly status?: { readonly phase?: string; readonly reason?: string };
 }
 
+/** admissionregistration/v1 NamedRuleWithOperations (a policy's or binding's resource rule). */
+export interface NamedRule extends WebhookRule {
+  readonly resourceNames?: readonly string[];
+}
+
+/** admissionregistration/v1 MatchResources (of a policy's matchConstraints or a binding's matchResources). */
+export interface MatchResources {
+  readonly namespaceSelector?: LabelSelector;
+  readonly objectSelector?: LabelSelector;
+  readonly resourceRules?: readonly NamedRule[];
+  readonly excludeResourceRules?: readonly NamedRule[];
+}
+
+/** admissionregistration/v1 ValidatingAdmissionPolicy (the fields rules read). */
+export interface ValidatingAdmissionPolicyObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    /** The kind of the param objects, when the policy takes params. */
+    readonly paramKind?: { readonly apiVersion?: string; readonly kind?: string };
+    readonly matchConstraints?: MatchResources;
+    /** `Fail` (the default) or `Ignore`: what a configuration error such as a missing param does. */
+    readonly failurePolicy?: string;
+  };
+}
+
+/** admissionregistration/v1 ValidatingAdmissionPolicyBinding (the fields rules read). */
+export interface ValidatingAdmissionPolicyBindingObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    readonly policyName?: string;
+    readonly paramRef?: {
+      readonly name?: string;
+      /** Unset with a namespaced paramKind: the param is looked up in the request's namespace. */
+      readonly namespace?: string;
+      readonly selector?: LabelSelector;
+      /** `Allow` or `Deny` (required in v1). */
+      readonly parameterNotFoundAction?: string;
+    };
+    readonly matchResources?: MatchResources;
+    readonly validationActions?: readonly string[];
+  };
+}
+
+/** core/v1 ResourceQuota (the fields rules read). */
+export interface ResourceQuotaObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: { readonly hard?: Readonly<Record<string, string>> };
+  readonly status?: {
+    readonly hard?: Readonly<Record<string, string>>;
+    readonly used?: Readonly<Record<string, string>>;
+  };
+}
+
+/** batch/v1 Job, as projected (src/inventory/types.ts `projectJob`). */
+export interface JobObject {
+  readonly metadata?: ObjectMeta & {
+    readonly ownerReferences?: readonly {
+      readonly kind?: string;
+      readonly name?: string;
+      readonly uid?: string;
+    }[];
+  };
+  readonly spec?: { readonly ttlSecondsAfterFinished?: number; readonly suspend?: boolean };
+  readonly status?: {
+    readonly conditions?: readonly Condition[];
+    readonly completionTime?: string;
+    readonly succeeded?: number;
+    readonly failed?: number;
+    readonly active?: number;
+  };
+}
+
+/** batch/v1 CronJob, as projected (src/inventory/types.ts). */
+export interface CronJobObject {
+  readonly metadata?: ObjectMeta;
+  readonly spec?: {
+    readonly schedule?: string;
+    readonly suspend?: boolean;
+    /** Default 3. */
+    readonly successfulJobsHistoryLimit?: number;
+    /** Default 1. */
+    readonly failedJobsHistoryLimit?: number;
+    readonly jobTemplate?: { readonly spec?: { readonly ttlSecondsAfterFinished?: number } };
+  };
+}
+
 /** The shape of each kind kept whole in the snapshot (`fullObjectResources`). */
 export interface FullObjectTypes {
   readonly namespaces: NamespaceObject;
@@ -263,6 +349,11 @@ export interface FullObjectTypes {
   readonly statefulsets: WorkloadObject;
   readonly daemonsets: WorkloadObject;
   readonly volumeattachments: VolumeAttachmentObject;
+  readonly validatingadmissionpolicies: ValidatingAdmissionPolicyObject;
+  readonly validatingadmissionpolicybindings: ValidatingAdmissionPolicyBindingObject;
+  readonly resourcequotas: ResourceQuotaObject;
+  readonly jobs: JobObject;
+  readonly cronjobs: CronJobObject;
   /** Only the Pods fetched whole (src/inventory/pods.ts), not every Pod. */
   readonly pods: PodObject;
 }

@@ -18,7 +18,7 @@ import { finalizerGroupSubject } from './stuck-finalizer.js';
  * Where the teardown saw a leftover: `stage` (an object of a release's manifest still there
  * when its stage's wait ended), `crd-instances` (a custom resource deleted before its CRD's
  * release), `hook` (made by a Helm hook and never deleted), `namespace` (a namespace still
- * Terminating, or not waited for, when the teardown ended).
+ * Terminating, or not waited for, when the teardown ended, or whose deletion was refused).
  */
 export type LeftoverSource = 'stage' | 'crd-instances' | 'hook' | 'namespace';
 

@@ -29,17 +29,27 @@
  *   object gets one entry and one remedy: recreate the namespace and delete it properly).
  * - HelmReleaseRecordLost → what holds its objects in deletion (helm-release-record-lost.ts, S21),
  *   and the other findings about those held objects (a held CRD's CRDStuckTerminating).
+ * - The findings about objects whose finalizer removal an admission policy binding denies
+ *   (admission-policy-param-missing.ts, S26): the NamespaceBlockedByFinalizer of their namespace,
+ *   the finalizer findings of their finalizers there, and any finding about the object itself
+ *   (PVCProtectionBlocked) → that binding's AdmissionPolicyParamMissing: the controllers act and
+ *   are refused.
+ * - HelmLeftover of an object whose release is stored outside its namespace, and that namespace
+ *   is gone → the HelmReleaseNamespaceGone of that release's record (S28).
  */
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { findingKey, type Finding } from './findings.js';
+import { paramDenials } from './admission-policy-param-missing.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { readNamespaceDeletionState } from './namespace-conditions.js';
 import { blockingDependents, foregroundFinalizer, inForegroundDeletion } from './foreground-deletion.js';
 import { recordLostCauses, recordLostHeld } from './helm-release-record-lost.js';
+import { strandedReleases } from './helm-release-namespace-gone.js';
+import { helmReleaseOf, releaseId } from './helm-releases.js';
 import { blockedClaims, blockingPodKeys } from './pvc-protection-blocked.js';
 import { refOf, waitsForFinalizers } from './snapshot-views.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
@@ -206,6 +216,55 @@ function orphanCauses(f: Finding, inventory: Inventory): string[] {
   return [f.object, ...waiting].map((ref) => findingKey('OrphanInMissingNamespace', ref));
 }
 
+/**
+ * Keys of the findings that a denial by an admission policy binding explains (S26), each with
+ * the keys of the AdmissionPolicyParamMissing findings that explain it: the namespace's
+ * NamespaceBlockedByFinalizer, the finalizer groups of the denied objects, and the findings about
+ * the denied objects themselves.
+ */
+function deniedByPolicy(
+  inventory: Inventory,
+  byObject: ReadonlyMap<string, readonly string[]>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const add = (key: string, cause: string) => out.set(key, [...(out.get(key) ?? []), cause]);
+  // Every held object, whatever its age (now 0): links only reach findings that exist.
+  for (const d of paramDenials(inventory, { now: 0, stuckAfterSeconds: 0 })) {
+    const cause = findingKey(
+      'AdmissionPolicyParamMissing',
+      refOfWhole('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', d.binding.metadata),
+    );
+    for (const o of d.denied) {
+      if (o.namespace !== undefined)
+        add(
+          findingKey('NamespaceBlockedByFinalizer', refOfWhole('v1', 'Namespace', { name: o.namespace })),
+          cause,
+        );
+      for (const key of finalizerKeys([o])) add(key, cause);
+      for (const key of byObject.get(objectIdentity(refOf(o))) ?? []) add(key, cause);
+    }
+  }
+  return out;
+}
+
+/** Keys of the HelmReleaseNamespaceGone findings by the release id (`<namespace>/<name>`) they are about. */
+function strandedKeys(inventory: Inventory): Map<string, string> {
+  return new Map(
+    strandedReleases(inventory).map((h) => [
+      releaseId(h.namespace, h.name),
+      findingKey('HelmReleaseNamespaceGone', refOf(h.current.secret)),
+    ]),
+  );
+}
+
+/** The HelmReleaseNamespaceGone key of the release a HelmLeftover's object carries the annotations of. */
+function leftoverCauses(f: Finding, inventory: Inventory, stranded: ReadonlyMap<string, string>): string[] {
+  if (f.code !== 'HelmLeftover' || !f.object.uid) return [];
+  const release = helmReleaseOf(inventory.byUid.get(f.object.uid)?.annotations);
+  const key = release && stranded.get(releaseId(release.namespace, release.name));
+  return key ? [key] : [];
+}
+
 /** Pure: the findings, each with `causedBy` set to the keys of the findings that cause it. */
 export function linkFindings(findings: readonly Finding[], inventory: Inventory): Finding[] {
   const keys = new Set(findings.map((f) => f.key));
@@ -218,6 +277,8 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
   );
   const staleKeys = findings.filter((f) => f.code === 'StaleAPIService').map((f) => f.key);
   const byObject = findingsByObject(findings);
+  const denied = deniedByPolicy(inventory, byObject);
+  const stranded = strandedKeys(inventory);
   const foregroundKey = (f: Finding) =>
     findingKey('StuckFinalizer', finalizerGroupSubject(f.object.namespace, foregroundFinalizer));
   return findings.map((f) => {
@@ -241,7 +302,14 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
                 ? foregroundCauses(f, inventory, byObject)
                 : [];
     const causedBy = [
-      ...new Set([...candidates, ...orphanCauses(f, inventory)].filter((k) => keys.has(k) && k !== f.key)),
+      ...new Set(
+        [
+          ...candidates,
+          ...(denied.get(f.key) ?? []),
+          ...leftoverCauses(f, inventory, stranded),
+          ...orphanCauses(f, inventory),
+        ].filter((k) => keys.has(k) && k !== f.key),
+      ),
     ];
     return causedBy.length ? { ...f, causedBy } : f;
   });

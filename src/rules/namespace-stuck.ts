@@ -2,7 +2,7 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
 import type { Finding } from './findings.js';
 import { buildFinding, type FindingParts } from './finding-builder.js';
-import { getYaml, neverFinalizeNamespace, stripFinalizers } from './kubectl.js';
+import { command, getYaml, neverFinalizeNamespace, stripFinalizers } from './kubectl.js';
 import { conditionOf, fullObjectsOf, refOfWhole, type NamespaceObject } from './kubernetes-objects.js';
 import {
   describeCondition,
@@ -94,10 +94,10 @@ function discoveryFinding(ns: StuckNamespace, inventory: Inventory): FindingPart
         'Make the failing API group discoverable again: restore the backend of its APIService, or delete the ' +
         'APIService when that API is no longer wanted. The namespace controller then finishes on its own.',
       commands: [
-        ...apiServiceNames.map((name) => `kubectl get apiservice ${name} -o yaml`),
+        ...apiServiceNames.map((name) => command('kubectl', 'get', 'apiservice', name, '-o', 'yaml')),
         ...apiServiceNames.flatMap((name) => [
           `# if the API is no longer wanted (its objects live in the extension server, not in this cluster's etcd):`,
-          `kubectl delete apiservice ${name}`,
+          command('kubectl', 'delete', 'apiservice', name),
         ]),
         neverFinalizeNamespace,
       ],
@@ -203,8 +203,8 @@ function contentFailureFinding(ns: StuckNamespace, inventory: Inventory): Findin
         : 'Fix what the condition message names (for pods that never finish terminating: their node); the ' +
           'namespace controller retries on its own.',
       commands: [
-        `kubectl get namespace ${ns.name} -o yaml`,
-        ...configurations.map((c) => `kubectl delete ${c.kind.toLowerCase()} ${c.configuration}`),
+        command('kubectl', 'get', 'namespace', ns.name, '-o', 'yaml'),
+        ...configurations.map((c) => command('kubectl', 'delete', c.kind.toLowerCase(), c.configuration)),
         neverFinalizeNamespace,
       ],
     },
@@ -220,7 +220,7 @@ function unexplainedFinding(ns: StuckNamespace, inventory: Inventory): FindingPa
       summary:
         'Read the namespace conditions and the objects still in it; the namespace controller finishes once they ' +
         'are gone.',
-      commands: [`kubectl get namespace ${ns.name} -o yaml`, neverFinalizeNamespace],
+      commands: [command('kubectl', 'get', 'namespace', ns.name, '-o', 'yaml'), neverFinalizeNamespace],
     },
   };
 }

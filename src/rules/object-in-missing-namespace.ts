@@ -1,6 +1,6 @@
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
-import { getYaml, stripFinalizers } from './kubectl.js';
+import { command, getYaml, stripFinalizers } from './kubectl.js';
 import type { Rule } from './rule.js';
 import { describeObject, refOf, wasListed } from './snapshot-views.js';
 
@@ -55,9 +55,9 @@ export const objectInMissingNamespaceRule: Rule = {
                 "stores and each finalizer's controller can finish; or delete the object (removing its finalizers " +
                 'only after confirming their controller is gone).',
               commands: [
-                `kubectl create namespace ${ns}`,
+                command('kubectl', 'create', 'namespace', ns),
                 getYaml(o),
-                `kubectl delete namespace ${ns} --wait=false`,
+                command('kubectl', 'delete', 'namespace', ns, '--wait=false'),
                 ...stripFinalizers(o.finalizers?.length ? [o] : []),
               ],
             },

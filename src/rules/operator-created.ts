@@ -11,9 +11,9 @@ import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { describeControllerSearch, findControllers, nameTokens } from './finalizer-controllers.js';
 import { isInstalled, releaseHistories, releaseId, releaseNameAnnotation } from './helm-releases.js';
-import { getYaml } from './kubectl.js';
+import { deleteObject, getYaml } from './kubectl.js';
 import type { RuleContext } from './rule.js';
-import { describeObject, refOf, typeNameOf } from './snapshot-views.js';
+import { describeObject, refOf } from './snapshot-views.js';
 
 const rule = 'helm-leftover';
 
@@ -96,11 +96,7 @@ export function operatorCreatedLeftovers(
               'Check that no other release uses it, then delete it. ' +
               `${managedBy} made it at runtime for the removed release, and it may still change behaviour (for ` +
               'example duplicate scrape targets).',
-            commands: [
-              getYaml(o),
-              '# not needed any more:',
-              `kubectl delete ${typeNameOf(o)} ${o.name}${o.namespace !== undefined ? ` -n ${o.namespace}` : ''}`,
-            ],
+            commands: [getYaml(o), '# not needed any more:', deleteObject(o)],
           },
         },
         context,

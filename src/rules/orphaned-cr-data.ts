@@ -1,6 +1,7 @@
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { fullObjectsOf } from './kubernetes-objects.js';
+import { command } from './kubectl.js';
 import type { Rule } from './rule.js';
 
 const rule = 'orphaned-cr-data';
@@ -57,13 +58,13 @@ export const orphanedCrDataRule: Rule = {
                 'wanted), so the objects can be read; let their controller finish or remove their finalizers; ' +
                 'delete them properly; then delete the CRD. A direct etcd delete is the documented last resort.',
               commands: [
-                `kubectl apply -f <the CRD ${crdName}>`,
-                `kubectl get ${crdName} -A`,
-                `kubectl delete ${crdName} --all -A`,
-                `kubectl delete customresourcedefinition ${crdName}`,
+                command('kubectl', 'apply', '-f', `<the CRD ${crdName}>`),
+                command('kubectl', 'get', crdName, '-A'),
+                command('kubectl', 'delete', crdName, '--all', '-A'),
+                command('kubectl', 'delete', 'customresourcedefinition', crdName),
                 '# WARNING: deleting keys in etcd bypasses the API server (no admission, no finalizers, no ' +
                   'watch events); only with the API server unable to serve them and a backup of etcd:',
-                `etcdctl del --prefix ${prefix}`,
+                command('etcdctl', 'del', '--prefix', prefix),
               ],
             },
           },

@@ -3,10 +3,10 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, OwnerReference, ServedResource } from '../inventory/types.js';
 import { objectPath, type Finding } from './findings.js';
 import { buildFinding, type FindingParts } from './finding-builder.js';
-import { getYaml } from './kubectl.js';
+import { deleteObject, getYaml, patchObject } from './kubectl.js';
 import type { Rule, RuleContext } from './rule.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
-import { describeObject, objectsOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, objectsOf, refOf, wasListed } from './snapshot-views.js';
 
 const rule = 'owner-reference';
 
@@ -53,8 +53,10 @@ function invalid(o: ObjectMetadata, ref: OwnerReference, index: number, why: str
         commands: [
           getYaml(o),
           '# removing the reference detaches the object from garbage collection of that owner:',
-          `kubectl patch ${typeNameOf(o)} ${o.name}${o.namespace !== undefined ? ` -n ${o.namespace}` : ''} --type json -p ` +
-            `'[{"op":"test","path":"${path}/uid","value":"${ref.uid}"},{"op":"remove","path":"${path}"}]'`,
+          patchObject(o, 'json', [
+            { op: 'test', path: `${path}/uid`, value: ref.uid },
+            { op: 'remove', path },
+          ]),
         ],
       },
     },
@@ -77,10 +79,7 @@ function orphaned(inventory: Inventory, o: ObjectMetadata, why: string, subject:
         summary:
           'Delete it with background propagation (what it created goes with it), or re-adopt it by recreating ' +
           'its owner with the same selector. For the next teardown: never delete owners with --cascade=orphan.',
-        commands: [
-          getYaml(o),
-          `kubectl delete ${typeNameOf(o)} ${o.name}${o.namespace !== undefined ? ` -n ${o.namespace}` : ''} --cascade=background`,
-        ],
+        commands: [getYaml(o), deleteObject(o, '--cascade=background')],
       },
     },
   };

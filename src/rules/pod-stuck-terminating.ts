@@ -3,6 +3,7 @@ import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { fullObjectsOf, type PodObject } from './kubernetes-objects.js';
+import { command } from './kubectl.js';
 import { nodeHealth, type NodeHealth } from './node-health.js';
 import type { Rule, RuleContext } from './rule.js';
 import { formatDuration, objectsOf, refOf, stuckDeletionAge, wasListed } from './snapshot-views.js';
@@ -28,7 +29,7 @@ export function forceDeletePod(namespace: string, name: string): string[] {
     '# WARNING: force deletion removes the Pod from the API without its kubelet confirming that the containers ' +
       'stopped; if the node comes back they may still run, and a StatefulSet may start a second copy. Only with ' +
       'confirmation that the node is really down:',
-    `kubectl delete pod ${name} -n ${namespace} --force --grace-period=0`,
+    command('kubectl', 'delete', 'pod', name, '-n', namespace, '--force', '--grace-period=0'),
   ];
 }
 
@@ -39,7 +40,10 @@ function remediation(pod: ObjectMetadata, nodeName: string, health: NodeHealth) 
       summary:
         'Check that kube-controller-manager (its podgc controller) runs, and only then force-delete the pod. ' +
         `Node ${nodeName} no longer exists, so PodGC should have force-deleted this pod within about a minute.`,
-      commands: [`kubectl get pod ${pod.name} -n ${ns} -o yaml`, ...forceDeletePod(ns, pod.name)],
+      commands: [
+        command('kubectl', 'get', 'pod', pod.name, '-n', ns, '-o', 'yaml'),
+        ...forceDeletePod(ns, pod.name),
+      ],
     };
   return {
     summary:
@@ -47,11 +51,17 @@ function remediation(pod: ObjectMetadata, nodeName: string, health: NodeHealth) 
       'stopped. If it is gone for good, taint it out-of-service (or delete the Node) so that ' +
       'PodGC removes its pods; force-delete a single pod only as the last resort.',
     commands: [
-      `kubectl get node ${nodeName} -o yaml`,
+      command('kubectl', 'get', 'node', nodeName, '-o', 'yaml'),
       `# if the node is gone for good (non-graceful node shutdown, KEP-2268): PodGC then deletes its terminating pods`,
-      `kubectl taint node ${nodeName} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`,
+      command(
+        'kubectl',
+        'taint',
+        'node',
+        nodeName,
+        'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute',
+      ),
       `# or remove the Node object: PodGC deletes the pods bound to a node that does not exist`,
-      `kubectl delete node ${nodeName}`,
+      command('kubectl', 'delete', 'node', nodeName),
       ...forceDeletePod(ns, pod.name),
     ],
   };

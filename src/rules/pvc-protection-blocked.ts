@@ -2,7 +2,7 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { CoverageGap, ObjectRef } from '../inventory/types.js';
 import { findingKey, type Remediation } from './findings.js';
 import { buildFinding } from './finding-builder.js';
-import { stripFinalizers } from './kubectl.js';
+import { command, stripFinalizers } from './kubectl.js';
 import { fullObjectsOf, type PersistentVolumeClaimObject, type PodObject } from './kubernetes-objects.js';
 import type { Rule } from './rule.js';
 import { formatDuration, stuckDeletionAge } from './snapshot-views.js';
@@ -135,11 +135,11 @@ function blockedClaimRemediation({ claim, users }: BlockedClaim): Remediation {
       : 'Check that kube-controller-manager runs (its pvc-protection controller removes the finalizer). ' +
         'Only if no pod uses the claim and that controller cannot run, remove the finalizer.',
     commands: [
-      `kubectl get pvc ${name} -n ${ns} -o yaml`,
-      ...users.map((p) => `kubectl get pod ${p.metadata?.name ?? ''} -n ${ns} -o wide`),
+      command('kubectl', 'get', 'pvc', name, '-n', ns, '-o', 'yaml'),
+      ...users.map((p) => command('kubectl', 'get', 'pod', p.metadata?.name ?? '', '-n', ns, '-o', 'wide')),
       ...users
         .filter((p) => !p.metadata?.deletionTimestamp)
-        .map((p) => `kubectl delete pod ${p.metadata?.name ?? ''} -n ${ns}`),
+        .map((p) => command('kubectl', 'delete', 'pod', p.metadata?.name ?? '', '-n', ns)),
       ...(users.length
         ? []
         : stripFinalizers(

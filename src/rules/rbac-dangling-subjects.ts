@@ -2,7 +2,7 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
 import { buildFinding, type FindingParts } from './finding-builder.js';
-import { getYaml } from './kubectl.js';
+import { deleteObject, getYaml, patchObject } from './kubectl.js';
 import {
   fullObjectsOf,
   terminatingNamespaces,
@@ -10,7 +10,7 @@ import {
   type RbacSubject,
 } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
-import { describeObject, objectsOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { describeObject, objectsOf, refOf, wasListed } from './snapshot-views.js';
 
 const rule = 'rbac-dangling-subjects';
 
@@ -52,14 +52,14 @@ const describeSubject = (s: RbacSubject) =>
  * The JSON patch that removes the subjects at `indexes`, highest index first so that each
  * index still points where the snapshot saw it, each guarded by a `test` of the subject's name.
  */
-function removeSubjectsPatch(binding: BindingObject, indexes: readonly number[]): string {
+function removeSubjectsPatch(binding: BindingObject, indexes: readonly number[]): unknown[] {
   const ops = [...indexes]
     .sort((a, b) => b - a)
     .flatMap((i) => [
       { op: 'test', path: `/subjects/${i}/name`, value: binding.subjects?.[i]?.name ?? '' },
       { op: 'remove', path: `/subjects/${i}` },
     ]);
-  return JSON.stringify(ops);
+  return ops;
 }
 
 /** What every finding about one binding uses. */
@@ -72,8 +72,6 @@ interface BindingFacts {
   /** The namespaces of the subjects whose namespace is gone, sorted, each once. */
   readonly goneNamespaces: readonly string[];
   readonly evidence: readonly string[];
-  /** ` -n <namespace>` for a RoleBinding, empty for a ClusterRoleBinding. */
-  readonly flag: string;
   /** The kubectl command that patches out the subjects at these indexes. */
   readonly patch: (indexes: readonly number[]) => string;
 }
@@ -128,16 +126,13 @@ function bindingFinding(
   if (!meta) return undefined;
   const subjectCount = (binding.subjects ?? []).length;
   const role = `${binding.roleRef?.kind ?? 'Role'} ${binding.roleRef?.name ?? ''}`;
-  const flag = meta.namespace !== undefined ? ` -n ${meta.namespace}` : '';
   const facts: BindingFacts = {
     meta,
     role,
     subjectCount,
     goneNamespaces: [...new Set(gone.map((s) => s.namespace))].sort(),
     evidence: bindingEvidence(binding, role, gone, missing),
-    flag,
-    patch: (indexes) =>
-      `kubectl patch ${typeNameOf(meta)} ${meta.name}${flag} --type json -p '${removeSubjectsPatch(binding, indexes)}'`,
+    patch: (indexes) => patchObject(meta, 'json', removeSubjectsPatch(binding, indexes)),
   };
   if (gone.length > 0 && gone.length === subjectCount)
     return buildFinding(rule, 'RBACBindingLeftover', leftoverParts(facts), context);
@@ -148,7 +143,7 @@ function bindingFinding(
 
 /** Pure: every subject's namespace is gone: the binding is a leftover of that environment; delete it. */
 function leftoverParts(facts: BindingFacts): FindingParts {
-  const { meta, role, goneNamespaces, flag } = facts;
+  const { meta, role, goneNamespaces } = facts;
   return {
     object: refOf(meta),
     namespaces: [meta.namespace, ...goneNamespaces],
@@ -162,7 +157,7 @@ function leftoverParts(facts: BindingFacts): FindingParts {
         'Delete the binding: nothing it names exists any more. For the next teardown, delete the bindings ' +
         'that name the environment service accounts together with its namespaces (cluster-scoped bindings ' +
         'never go with a namespace).',
-      commands: [getYaml(meta), `kubectl delete ${typeNameOf(meta)} ${meta.name}${flag}`],
+      commands: [getYaml(meta), deleteObject(meta)],
     },
   };
 }

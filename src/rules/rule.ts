@@ -1,3 +1,4 @@
+import type { RefusedRequest } from '../cluster/refusal.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { Finding } from './findings.js';
 import type { FindingCode } from './codes.js';
@@ -21,6 +22,26 @@ export interface RuleContext {
    * uninstalled with --keep-history are known from the snapshot.) Default: none.
    */
   readonly removedReleases?: readonly { readonly namespace: string; readonly name: string }[];
+  /**
+   * Helm release Secrets in scope whose record could not be used (plan, dry run and teardown
+   * decode them; src/helm/release-storage.ts): not decodable, inflating too far, or not a
+   * valid release. Default: none.
+   */
+  readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
+  /**
+   * Requests of this run's own (teardown deletes, remediation) that the API server refused,
+   * as the run recorded them (rules/deletion-refused.ts). Default: none.
+   */
+  readonly refusals?: readonly RefusedRequest[];
+}
+
+/** A Helm release Secret whose record kube-sweep refused to use, and why. */
+export interface InvalidReleaseRecord {
+  readonly namespace: string;
+  /** The Secret's name. */
+  readonly secret: string;
+  /** Why (the decoder's message, which names the Secret). */
+  readonly reason: string;
 }
 
 /** Defaults of the rule thresholds (the config module owns the user-facing inputs). */

@@ -1,7 +1,7 @@
 import type { Finding } from './findings.js';
 import { leaseLiveness } from './controller-liveness.js';
 import { buildFinding } from './finding-builder.js';
-import { getYaml } from './kubectl.js';
+import { command, getYaml } from './kubectl.js';
 import { fullObjectsOf, type LeaseObject } from './kubernetes-objects.js';
 import type { Rule } from './rule.js';
 import { describeObject, formatDuration, objectsOf, refOf, wasListed } from './snapshot-views.js';
@@ -105,7 +105,10 @@ export const staleLeaderLeaseRule: Rule = {
                 'once, and a new install ' +
                 'does not wait for the dead holder to expire. For the next teardown, delete the Leases of the ' +
                 'controllers you uninstall.',
-              commands: [getYaml(meta), `kubectl delete lease ${meta.name} -n ${meta.namespace ?? ''}`],
+              commands: [
+                getYaml(meta),
+                command('kubectl', 'delete', 'lease', meta.name, '-n', meta.namespace ?? ''),
+              ],
             },
           },
           context,

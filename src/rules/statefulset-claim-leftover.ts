@@ -3,7 +3,7 @@ import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { isInstalled, releaseHistories } from './helm-releases.js';
-import { getYaml } from './kubectl.js';
+import { command, getYaml } from './kubectl.js';
 import { fullObjectsOf, type PersistentVolumeClaimObject } from './kubernetes-objects.js';
 import type { Rule, RuleContext } from './rule.js';
 import { objectsOf, refOf, wasListed } from './snapshot-views.js';
@@ -83,9 +83,9 @@ function claimFinding(
           'claims go with it.',
         commands: [
           getYaml(meta),
-          ...(volumeName ? [`kubectl get persistentvolume ${volumeName} -o yaml`] : []),
+          ...(volumeName ? [command('kubectl', 'get', 'persistentvolume', volumeName, '-o', 'yaml')] : []),
           `# WARNING: deleting the claim loses its data${reclaim === 'Delete' ? ` (volume ${volumeName} has reclaimPolicy Delete: the disk is deleted too)` : ''}; only after confirming it is not needed:`,
-          `kubectl delete persistentvolumeclaim ${meta.name} -n ${ns}`,
+          command('kubectl', 'delete', 'persistentvolumeclaim', meta.name, '-n', ns),
         ],
       },
     },
@@ -129,7 +129,18 @@ function retainedFinding(
           '(reported then as StatefulSetClaimLeftover) until their namespace is deleted.',
         commands: [
           getYaml(set),
-          `kubectl patch statefulset ${set.name} -n ${ns} --type merge -p '{"spec":{"persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete"}}}'`,
+          command(
+            'kubectl',
+            'patch',
+            'statefulset',
+            set.name,
+            '-n',
+            ns,
+            '--type',
+            'merge',
+            '-p',
+            JSON.stringify({ spec: { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete' } } }),
+          ),
         ],
       },
     },

@@ -1,6 +1,7 @@
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
+import { command } from './kubectl.js';
 import type { Rule } from './rule.js';
 import { ageSeconds, formatDuration, wasListed } from './snapshot-views.js';
 
@@ -63,10 +64,19 @@ export const storageLeftoverRule: Rule = {
                 'storage stays and must be freed where it lives). To reuse the volume with its data, remove ' +
                 'spec.claimRef so that a new claim can bind it.',
               commands: [
-                `kubectl get persistentvolume ${name} -o yaml`,
-                `kubectl delete persistentvolume ${name}`,
+                command('kubectl', 'get', 'persistentvolume', name, '-o', 'yaml'),
+                command('kubectl', 'delete', 'persistentvolume', name),
                 '# WARNING: the next claim that binds this volume gets the old data; only if that is intended:',
-                `kubectl patch persistentvolume ${name} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
+                command(
+                  'kubectl',
+                  'patch',
+                  'persistentvolume',
+                  name,
+                  '--type',
+                  'json',
+                  '-p',
+                  JSON.stringify([{ op: 'remove', path: '/spec/claimRef' }]),
+                ),
               ],
             },
           },

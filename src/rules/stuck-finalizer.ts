@@ -11,6 +11,8 @@ import {
   findFinalizerControllers,
   type ControllerOrigin,
 } from './finalizer-controllers.js';
+import { cataloguedFinalizer } from './catalogued-finalizer.js';
+import { familyOf } from './finalizer-catalogue.js';
 import { foregroundFinalizer, foregroundWait } from './foreground-deletion.js';
 import { getYaml, stripFinalizers } from './kubectl.js';
 import { terminatingNamespaces } from './kubernetes-objects.js';
@@ -69,6 +71,38 @@ function restoreController(finalizer: string, origin: ControllerOrigin | undefin
         : '.')
     );
   return `Reinstall or scale up the operator that owns finalizer ${finalizer} and let it finish its cleanup.`;
+}
+
+/**
+ * The remedy of a finalizer the catalogue does not know (or a built-in one): resolve what the
+ * foreground deletion waits for, let the built-in controller finish, or restore the controller;
+ * removing the finalizer from exactly these objects comes last, after its warning.
+ */
+function genericRemediation(
+  finalizer: string,
+  objects: readonly ObjectMetadata[],
+  how: {
+    readonly builtIn: string | undefined;
+    readonly origin: ControllerOrigin | undefined;
+    readonly waits: ReturnType<typeof foregroundWait> | undefined;
+  },
+) {
+  const { builtIn, origin, waits } = how;
+  return {
+    summary: waits?.dependents.length
+      ? 'Resolve what holds the dependents it waits for (the findings linked to this one); the garbage ' +
+        'collector then deletes them and removes foregroundDeletion.'
+      : builtIn
+        ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
+        : `${restoreController(finalizer, origin)} ` +
+          'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
+          'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
+    commands: [
+      ...objects.map(getYaml),
+      ...(waits?.dependents ?? []).map(getYaml),
+      ...(builtIn ? [] : stripFinalizers(objects, finalizer)),
+    ],
+  };
 }
 
 interface Group {
@@ -132,6 +166,14 @@ export const stuckFinalizerRule: Rule = {
       // Foreground deletion: name the dependents it waits for (the linker links what holds them).
       const waits = finalizer === foregroundFinalizer ? foregroundWait(inventory, objects) : undefined;
       const origin = builtIn ? undefined : controllerOrigin(inventory, objects);
+      // A finalizer the catalogue knows: what it guards, graded, and a remedy that can work.
+      const family = familyOf(finalizer);
+      const catalogued = family
+        ? cataloguedFinalizer(inventory, family, finalizer, objects, {
+            gone,
+            restore: restoreController(finalizer, origin),
+          })
+        : undefined;
       findings.push(
         buildFinding(
           rule,
@@ -155,28 +197,18 @@ export const stuckFinalizerRule: Rule = {
                       `(its meta.helm.sh annotations)${origin.deployments.length ? `, whose Deployments are ${origin.deployments.map((d) => d.name).join(', ')}` : ''}`,
                   ]
                 : []),
-              ...(inTerminatingNamespace && !builtIn
+              ...(catalogued?.evidence ?? []),
+              ...(inTerminatingNamespace && !builtIn && !catalogued?.blockedInPlace
                 ? [
                     `namespace ${namespace} is Terminating: if the controller for this finalizer lived in the ` +
                       'namespace being deleted, it was deleted with it (delete such objects before their namespace)',
                   ]
                 : []),
             ],
-            remediation: {
-              summary: waits?.dependents.length
-                ? 'Resolve what holds the dependents it waits for (the findings linked to this one); the garbage ' +
-                  'collector then deletes them and removes foregroundDeletion.'
-                : builtIn
-                  ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
-                  : `${restoreController(finalizer, origin)} ` +
-                    'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
-                    'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
-              commands: [
-                ...objects.map(getYaml),
-                ...(waits?.dependents ?? []).map(getYaml),
-                ...(builtIn ? [] : stripFinalizers(objects, finalizer)),
-              ],
-            },
+            remediation:
+              catalogued && !builtIn
+                ? catalogued.remediation
+                : genericRemediation(finalizer, objects, { builtIn, origin, waits }),
           },
           context,
         ),

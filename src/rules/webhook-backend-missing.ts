@@ -7,6 +7,7 @@ import {
 } from './admission-webhooks.js';
 import { buildFinding } from './finding-builder.js';
 import { helmReleaseOf } from './helm-releases.js';
+import { command } from './kubectl.js';
 import {
   fullObjectsOf,
   refOfWhole,
@@ -80,13 +81,26 @@ function webhookConfigurationFinding(
             : 'the component that serves it') +
           ' if it is still wanted). Setting failurePolicy to Ignore stops it from rejecting requests meanwhile.',
         commands: [
-          `kubectl get ${type} ${configuration.name} -o yaml`,
-          `kubectl delete ${type} ${configuration.name}`,
+          command('kubectl', 'get', type, configuration.name, '-o', 'yaml'),
+          command('kubectl', 'delete', type, configuration.name),
           '# or keep it, but stop it from rejecting requests until its backend is back:',
-          ...failing.map(
-            (b) =>
-              `kubectl patch ${type} ${configuration.name} --type json -p ` +
-              `'[{"op":"replace","path":"/webhooks/${configuration.webhooks.indexOf(b.webhook)}/failurePolicy","value":"Ignore"}]'`,
+          ...failing.map((b) =>
+            command(
+              'kubectl',
+              'patch',
+              type,
+              configuration.name,
+              '--type',
+              'json',
+              '-p',
+              JSON.stringify([
+                {
+                  op: 'replace',
+                  path: `/webhooks/${configuration.webhooks.indexOf(b.webhook)}/failurePolicy`,
+                  value: 'Ignore',
+                },
+              ]),
+            ),
           ),
         ],
       },
@@ -132,9 +146,18 @@ function conversionWebhookFinding(
             : 'its operator') +
           '). Only if every served version has the same schema, switch conversion to None.',
         commands: [
-          `kubectl get customresourcedefinition ${name} -o yaml`,
+          command('kubectl', 'get', 'customresourcedefinition', name, '-o', 'yaml'),
           '# WARNING: with strategy None the API server only rewrites apiVersion; only if all served versions share one schema:',
-          `kubectl patch customresourcedefinition ${name} --type merge -p '{"spec":{"conversion":{"strategy":"None","webhook":null}}}'`,
+          command(
+            'kubectl',
+            'patch',
+            'customresourcedefinition',
+            name,
+            '--type',
+            'merge',
+            '-p',
+            JSON.stringify({ spec: { conversion: { strategy: 'None', webhook: null } } }),
+          ),
         ],
       },
     },

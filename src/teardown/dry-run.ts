@@ -1,9 +1,10 @@
 import type { ObjectRef } from '../inventory/types.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
-import { isProtectedNamespace } from '../plan/protected-namespaces.js';
-import { planNamespaceRemovals } from './remove-with-namespace.js';
+import { isProtected, isProtectedNamespace, nameProtectionOnly } from '../plan/protected-namespaces.js';
+import { planNamespaceRemovals, type NamespaceRemoval } from './remove-with-namespace.js';
 import type { ResourceIndex } from './resource-index.js';
 import { lastStageTouching, objectsToAwait } from './run-teardown.js';
+import { Inputs, inputSet } from '../config/inputs.js';
 
 /** An object a teardown would delete (or leave on purpose). */
 export type DryRunObject = ObjectRef;
@@ -57,27 +58,12 @@ export function dryRunOf(
 ): DryRunSummary {
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
   const scoped = new Set(plan.scope.namespaces);
-  const freeAfter = lastStageTouching(plan, resources);
-  /** The removal of each release of a stage, as runTeardown plans it when nothing is skipped. */
-  const removalsOf = (index: number, releases: readonly string[]): DryRunStage['removals'] => {
-    if (uninstallMode === 'helm')
-      return releases.map((release) => ({ release, method: 'helm', reason: 'uninstall-mode is helm' }));
-    const touching = new Map<string, readonly string[]>();
-    for (const n of plan.namespacesToDelete) {
-      const f = freeAfter.get(n)!;
-      if (f.stage === index && !isProtectedNamespace(n)) touching.set(n, f.releases);
-    }
-    const removals = planNamespaceRemovals(
-      releases.map((k) => byKey.get(k)!),
-      touching,
-      new Set(touching.keys()),
-      resources,
-    );
-    return releases.map((release) => {
-      const r = removals.get(release)!;
+  const planned = plannedRemovals(plan, resources, uninstallMode);
+  const removalsOf = (releases: readonly string[]): DryRunStage['removals'] =>
+    releases.map((release) => {
+      const r = planned.get(release)!;
       return r.ok ? { release, method: 'namespace' } : { release, method: 'helm', reason: r.reason };
     });
-  };
   const stages = plan.stages.map((stage): DryRunStage => {
     const crdInstances = stage.crdInstancesFirst
       .filter((crd) => crd.namespaced)
@@ -101,16 +87,61 @@ export function dryRunOf(
     return {
       index: stage.index,
       releases: stage.releases,
-      removals: removalsOf(stage.index, stage.releases),
+      removals: removalsOf(stage.releases),
       crdInstances: crdInstances.sort(byName),
       objects: objects.sort(byName),
       kept: kept.sort(byName),
     };
   });
-  const namespaces = plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n));
+  const namespaces = namespacesDeleted(plan);
   return {
     stages,
     namespaces,
     objectCount: stages.reduce((n, s) => n + s.crdInstances.length + s.objects.length, 0) + namespaces.length,
   };
+}
+
+/** Pure: the plan's namespaces to delete, protected ones left out (as `runTeardown` leaves them). */
+export function namespacesDeleted(plan: TeardownPlan): string[] {
+  const protection = plan.scope.protection ?? nameProtectionOnly;
+  return plan.namespacesToDelete.filter((n) => !isProtectedNamespace(n) && !isProtected(n, protection));
+}
+
+/**
+ * Pure: how `runTeardown` would remove each release of the plan when nothing is skipped, by
+ * release key: `ok` with the namespaces and the objects kube-sweep deletes itself
+ * (`removalWithNamespaces`), or `ok: false` with why Helm does it (`uninstall-mode: helm`
+ * gives that reason to every release).
+ */
+export function plannedRemovals(
+  plan: TeardownPlan,
+  resources: ResourceIndex,
+  uninstallMode: 'auto' | 'helm',
+): Map<string, NamespaceRemoval> {
+  const byKey = new Map(plan.releases.map((r) => [r.key, r]));
+  const out = new Map<string, NamespaceRemoval>();
+  if (uninstallMode === 'helm') {
+    for (const r of plan.releases)
+      out.set(r.key, { ok: false, reason: inputSet(Inputs.uninstallMode, 'helm') });
+    return out;
+  }
+  const freeAfter = lastStageTouching(plan, resources);
+  const deleted = new Set(namespacesDeleted(plan));
+  for (const stage of plan.stages) {
+    const touching = new Map<string, readonly string[]>();
+    for (const n of plan.namespacesToDelete) {
+      const f = freeAfter.get(n)!;
+      if (f.stage === stage.index && deleted.has(n)) touching.set(n, f.releases);
+    }
+    const removals = planNamespaceRemovals(
+      stage.releases.map((k) => byKey.get(k)!),
+      touching,
+      new Set(touching.keys()),
+      resources,
+      new Set(),
+      plan.scope.protection,
+    );
+    for (const [key, removal] of removals) out.set(key, removal);
+  }
+  return out;
 }

@@ -2,8 +2,10 @@ import pLimit from 'p-limit';
 import { groupOf } from '../cluster/api-version.js';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
+import { refusalOf, type RefusedRequest } from '../cluster/refusal.js';
 import { collectionPath } from '../inventory/list.js';
 import type { Inventory } from '../inventory/snapshot.js';
+import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { KindAddress } from './resource-index.js';
 
 /**
@@ -46,19 +48,29 @@ export const contentDeleteConcurrency = 8;
  * after another; doing it here during that grace period leaves it nothing to do. Call it only
  * after the namespace's DELETE was accepted: objects still being created then are the
  * controller's to delete, and the namespace is never finalized here (never PUT /finalize).
- * @returns one line per collection that could not be emptied (403, a webhook's refusal): the
- *   namespace controller still deletes it, and the namespace wait reports what stays; never
- *   throws for an answer of the API server.
+ * @returns `failures`: one line per collection that could not be emptied (a 403, an admission
+ *   denial, a 5xx), sorted: the namespace controller still deletes it, and the namespace wait
+ *   reports what stays; `refusals`: those the API server refused (`isRefusal`), with its
+ *   answer, sorted by request. Never throws for an answer of the API server.
+ *   A protected namespace (`protection`) is never emptied: it gets one failure line saying so
+ *   and no request.
  * @throws ClusterAccessError when the cluster stops answering
  */
 export async function deleteNamespaceContent(
   api: ApiClient,
   content: ReadonlyMap<string, readonly KindAddress[]>,
-): Promise<string[]> {
+  protection: NamespaceProtection = nameProtectionOnly,
+): Promise<{ failures: string[]; refusals: RefusedRequest[] }> {
   const limit = pLimit(contentDeleteConcurrency);
   const failures: string[] = [];
+  const refusals: RefusedRequest[] = [];
+  const allowed = [...content].filter(([namespace]) => {
+    if (!isProtected(namespace, protection)) return true;
+    failures.push(`${namespace}: protected, not emptied`);
+    return false;
+  });
   await Promise.all(
-    [...content].flatMap(([namespace, collections]) =>
+    allowed.flatMap(([namespace, collections]) =>
       collections.map((address) =>
         limit(async () => {
           const path = collectionPath(address, namespace);
@@ -68,10 +80,19 @@ export async function deleteNamespaceContent(
             if (error instanceof KubernetesApiError && error.status === 404) return;
             if ((error as Error)?.name === 'ClusterAccessError') throw error;
             failures.push(`${path}: ${(error as Error)?.message ?? String(error)}`);
+            const refusal = refusalOf(error, {
+              step: 'empty-namespace',
+              object: { apiVersion: 'v1', kind: 'Namespace', name: namespace },
+              environmentNamespace: namespace,
+            });
+            if (refusal) refusals.push(refusal);
           }
         }),
       ),
     ),
   );
-  return failures.sort();
+  return {
+    failures: failures.sort(),
+    refusals: refusals.sort((a, b) => a.request.localeCompare(b.request)),
+  };
 }

@@ -1,8 +1,10 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
+import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import { oldestResourceVersion, watchWindowSeconds } from './wait-gone.js';
+import { inputRef, Inputs } from '../config/inputs.js';
 
 /** A namespace condition as the namespace controller writes it (k8s.io/api core/v1 NamespaceCondition). */
 export interface NamespaceCondition {
@@ -17,10 +19,16 @@ export interface NamespaceOutcome {
   readonly name: string;
   /**
    * `deleted`: gone; `stuck`: still Terminating when the wait ended; `absent`: was not there;
-   * `not-waited`: deletion requested, but the overall `timeout` had run out (or ran out during
-   *   the wait while the namespace's conditions named no cause), so it was not waited for.
+   * `not-waited`: deletion requested, but the overall `timeout` had run out (or cut the wait
+   *   short: less than a `stage-timeout` was left for it, and the namespace's conditions named no
+   *   cause when it ended), so it was not waited for long enough. A namespace waited for a whole
+   *   `stage-timeout` and still Terminating is `stuck`, whatever its conditions say.
+   * `refused`: the API server refused its DELETE (RBAC, an admission policy or webhook, a
+   *   quota); it is still there, not Terminating, and `message` quotes the server.
    */
-  readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited';
+  readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited' | 'refused';
+  /** For `refused`: `refused (HTTP <status> <reason>): <the server's message>`. */
+  readonly message?: string;
   /**
    * From the namespace's deletion request until the wait saw it gone. The wait starts after
    * the last stage, so for a namespace deleted during an earlier stage this is an upper
@@ -56,17 +64,20 @@ interface NamespaceObject {
 export interface NamespaceDeletion {
   readonly names: readonly string[];
   readonly absent: ReadonlySet<string>;
+  /** Namespaces whose DELETE the API server refused, with its answer (not deleted, not waited for). */
+  readonly refused: ReadonlyMap<string, RefusedRequest>;
   readonly requestedAt: number;
   /** The resourceVersion of each namespace as the DELETE answered it (a watch starts there). */
   readonly versions: ReadonlyMap<string, string>;
 }
 
 /**
- * Sends DELETE for each namespace (404: absent; 409: already terminating). Never deletes a
- * protected namespace, and never PUTs /finalize (which strands the namespace's objects in
- * etcd: scenario S10).
+ * Sends DELETE for each namespace (404: absent; 409: already terminating; a refusal, `isRefusal`
+ * in cluster/refusal.ts: recorded in `refused` with the server's message, and the next one is
+ * still asked). Never deletes a protected namespace, and never PUTs /finalize (which strands
+ * the namespace's objects in etcd: scenario S10).
  * @throws Error when asked to delete a protected namespace (a programming error upstream);
- *   what the API throws other than 404 and 409.
+ *   what the API throws other than 404, 409 and a refusal (a 5xx after retries, no answer).
  */
 export async function requestNamespaceDeletion(
   api: ApiClient,
@@ -77,6 +88,7 @@ export async function requestNamespaceDeletion(
   if (bad) throw new Error(`refusing to delete protected namespace ${bad}`);
   const requestedAt = (options.clock ?? systemClock).now();
   const absent = new Set<string>();
+  const refused = new Map<string, RefusedRequest>();
   const versions = new Map<string, string>();
   for (const name of names) {
     try {
@@ -87,13 +99,21 @@ export async function requestNamespaceDeletion(
       if (ns?.metadata?.resourceVersion) versions.set(name, ns.metadata.resourceVersion);
       options.log?.(`namespace ${name}: deletion requested`);
     } catch (error) {
+      const refusal = refusalOf(error, {
+        step: 'delete-namespace',
+        object: { apiVersion: 'v1', kind: 'Namespace', name },
+        environmentNamespace: name,
+      });
       if (error instanceof KubernetesApiError && error.status === 404) absent.add(name);
       else if (error instanceof KubernetesApiError && error.status === 409)
         options.log?.(`namespace ${name}: already terminating`);
-      else throw error;
+      else if (refusal) {
+        refused.set(name, refusal);
+        options.log?.(`namespace ${name}: deletion ${describeRefusal(refusal)}`);
+      } else throw error;
     }
   }
-  return { names, absent, requestedAt, versions };
+  return { names, absent, refused, requestedAt, versions };
 }
 
 /**
@@ -127,6 +147,8 @@ interface NamespaceTracker {
   readonly requestedAt: ReadonlyMap<string, number>;
   /** Namespaces that were not there when their deletion was requested. */
   readonly absent: ReadonlySet<string>;
+  /** Namespaces whose deletion was refused. */
+  readonly refused: ReadonlyMap<string, RefusedRequest>;
   /** The latest resourceVersion seen of each namespace (a watch starts from the oldest). */
   readonly versions: Map<string, string>;
   /** When each namespace was seen gone (ms). */
@@ -139,25 +161,28 @@ interface NamespaceTracker {
 function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
   const requestedAt = new Map<string, number>();
   const absent = new Set<string>();
+  const refused = new Map<string, RefusedRequest>();
   const versions = new Map<string, string>();
   for (const d of deletions) {
     for (const n of d.names) requestedAt.set(n, d.requestedAt);
     d.absent.forEach((n) => absent.add(n));
+    d.refused.forEach((r, n) => refused.set(n, r));
     d.versions.forEach((v, n) => versions.set(n, v));
   }
   return {
     names: [...requestedAt.keys()],
     requestedAt,
     absent,
+    refused,
     versions,
     goneAt: new Map(),
     last: new Map(),
   };
 }
 
-/** Pure: the namespaces neither absent nor seen gone yet, in order. */
+/** Pure: the namespaces neither absent, refused nor seen gone yet, in order. */
 function pendingOf(t: NamespaceTracker): string[] {
-  return t.names.filter((n) => !t.absent.has(n) && !t.goneAt.has(n));
+  return t.names.filter((n) => !t.absent.has(n) && !t.refused.has(n) && !t.goneAt.has(n));
 }
 
 /**
@@ -292,6 +317,8 @@ function namespaceOutcome(
   const since = t.requestedAt.get(name)!;
   const none = { blockingConditions: [], finalizers: [], metadataFinalizers: [] };
   if (t.absent.has(name)) return { name, status: 'absent', durationMs: 0, ...none };
+  const refused = t.refused.get(name);
+  if (refused) return { name, status: 'refused', durationMs: 0, message: describeRefusal(refused), ...none };
   if (t.goneAt.has(name))
     return { name, status: 'deleted', durationMs: t.goneAt.get(name)! - since, ...none };
   if (!options.waited) {
@@ -312,7 +339,7 @@ function namespaceOutcome(
     if (options.cutShort) {
       // Nothing says it is stuck: the overall timeout ran out while it was still being deleted.
       options.log?.(
-        `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clock.now() - since) / 1000)} s; its conditions name no cause (raise 'timeout')`,
+        `namespace ${name}: still Terminating when the overall timeout ran out after ${Math.round((clock.now() - since) / 1000)} s; its conditions name no cause (raise ${inputRef(Inputs.timeout)})`,
       );
       return { name, status: 'not-waited', durationMs: clock.now() - since, ...none };
     }

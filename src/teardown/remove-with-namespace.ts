@@ -1,5 +1,6 @@
 import { groupOf } from '../cluster/api-version.js';
 import { keptByHelm } from '../helm/manifest.js';
+import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { ResourceIndex } from './resource-index.js';
 import type { AwaitedObject } from './wait-gone.js';
@@ -93,12 +94,15 @@ const deleteHookEvents = new Set(['pre-delete', 'post-delete']);
  * served (an object kube-sweep cannot address is left to Helm, which reports it).
  * Namespaced objects in `deletedNow` go with their namespace; kept ones there too, as they
  * would when Helm kept them and the namespace was deleted afterwards.
+ * An object in a protected namespace (`protection`) is never among those kube-sweep deletes: the
+ * release is then left to Helm (the plan refuses such a release before any change: build-plan.ts).
  * @param deletedNow namespaces that this stage's end deletes (never a protected one)
  */
 export function removalWithNamespaces(
   release: ReleaseFacts,
   resources: ResourceIndex,
   deletedNow: ReadonlySet<string>,
+  protection: NamespaceProtection = nameProtectionOnly,
 ): NamespaceRemoval {
   const hooks = release.release.hooks.filter((h) => h.events.some((e) => deleteHookEvents.has(e)));
   if (hooks.length > 0)
@@ -118,6 +122,8 @@ export function removalWithNamespaces(
       continue;
     }
     if (keptByHelm(o.annotations)) continue;
+    if (namespace && isProtected(namespace, protection))
+      return { ok: false, reason: `its ${o.kind} ${namespace}/${o.name} is in a protected namespace` };
     direct.push({
       apiVersion: o.apiVersion,
       kind: o.kind,
@@ -136,7 +142,8 @@ export function removalWithNamespaces(
  * A candidate is dropped when a release touching it (`touching`: this stage's releases with
  * their record, an object or a hook object there) must go through Helm, since that
  * uninstall may fail and keep the namespace, or `stays` (it is skipped: its custom resources
- * are still there), which keeps the namespace; this repeats until nothing changes.
+ * are still there), which keeps the namespace; this repeats until nothing changes. `protection`:
+ * see `removalWithNamespaces`.
  * @returns every release of `releases` with its removal (`ok: false` with the reason: Helm).
  */
 export function planNamespaceRemovals(
@@ -145,13 +152,18 @@ export function planNamespaceRemovals(
   candidates: ReadonlySet<string>,
   resources: ResourceIndex,
   stays: ReadonlySet<string> = new Set(),
+  protection: NamespaceProtection = nameProtectionOnly,
 ): Map<string, NamespaceRemoval> {
   const deletedNow = new Set(candidates);
   const staying: NamespaceRemoval = { ok: false, reason: 'it stays (its custom resources are still there)' };
   for (;;) {
     const removals = new Map(
       releases.map(
-        (r) => [r.key, stays.has(r.key) ? staying : removalWithNamespaces(r, resources, deletedNow)] as const,
+        (r) =>
+          [
+            r.key,
+            stays.has(r.key) ? staying : removalWithNamespaces(r, resources, deletedNow, protection),
+          ] as const,
       ),
     );
     const dropped = [...deletedNow].filter((ns) =>

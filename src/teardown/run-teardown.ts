@@ -2,12 +2,19 @@ import { groupOf } from '../cluster/api-version.js';
 import pLimit from 'p-limit';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
+import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
 import type { HelmPort } from '../helm/helm-cli.js';
 import { keptByHelm, parseManifest } from '../helm/manifest.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
-import { isProtectedNamespace } from '../plan/protected-namespaces.js';
+import {
+  isProtected,
+  nameProtectionOnly,
+  protectionReason,
+  type NamespaceProtection,
+} from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
+import { inFlight, type InFlight } from '../util/in-flight.js';
 import { systemClock, type Clock } from '../util/wait.js';
 import {
   awaitNamespacesGone,
@@ -92,6 +99,14 @@ export interface TeardownResult {
   readonly hookLeftovers: readonly Blocker[];
   /** Checks after the stages that failed (e.g. looking for the hooks' objects): not verified. */
   readonly errors: readonly string[];
+  /**
+   * Requests of kube-sweep's own that the API server refused (RBAC, admission, quota), in the
+   * order they were answered: a namespace's DELETE (that namespace is `refused`), a release's
+   * object deleted without Helm (that release `failed`), a namespace's deletecollection (left to
+   * the namespace controller). The teardown went on after each. Absent in reports written
+   * before it existed.
+   */
+  readonly refusals?: readonly RefusedRequest[];
   readonly durationMs: number;
   /** True when the overall `timeout` ran out (later waits were cut short). */
   readonly timedOut: boolean;
@@ -110,6 +125,14 @@ export interface TeardownPorts {
    * deletion is accepted. Absent: left to the namespace controller.
    */
   readonly namespaceContent?: (namespace: string) => readonly KindAddress[];
+  /**
+   * Tracks every `helm uninstall` the teardown starts (util/in-flight.ts). `runTeardown` settles
+   * it before it returns or throws; pass one to also await them from outside (a signal handler
+   * that must not remove the kubeconfig while helm runs). Default: a new one.
+   */
+  readonly helmProcesses?: InFlight;
+  /** Told each release's outcome as soon as it has one (a cancelled run reports what was removed). */
+  readonly onReleaseDone?: (outcome: ReleaseOutcome) => void;
 }
 
 export interface TeardownOptions {
@@ -237,6 +260,8 @@ interface StageContext {
   readonly byKey: ReadonlyMap<string, ReleaseFacts>;
   /** Requests that failed; the verdict cannot be clean when any did. */
   readonly errors: string[];
+  /** Requests the API server refused, the whole teardown's (shared by every stage). */
+  readonly refusals: RefusedRequest[];
 }
 
 const describeError = (error: unknown) =>
@@ -312,9 +337,28 @@ async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) 
  * Deletes the objects of a release that its namespaces' deletion does not reach (cluster-scoped
  * ones, namespaced ones elsewhere), one kind after another in Helm's uninstall order, the
  * objects of a kind at once; propagationPolicy Background, as `helm uninstall` deletes.
- * @returns the first failure other than 404 (the caller then lets Helm do it), or undefined.
+ * An object in a protected namespace (`plan.scope.protection`) stops it before any request:
+ * `guarded`, nothing deleted (removalWithNamespaces never passes one; this is the last check).
+ * Exported for its unit test; the teardown calls it through removeWithNamespaces.
+ * @returns the first failure other than 404 (`guarded` first, then a refusal: `refused`, with
+ *   the server's answer), or undefined when every object was deleted.
  */
-async function deleteDirectObjects(objects: readonly AwaitedObject[], c: StageContext) {
+export async function deleteDirectObjects(
+  objects: readonly AwaitedObject[],
+  release: ReleaseFacts,
+  c: Pick<StageContext, 'plan' | 'ports'>,
+): Promise<{ line: string; refused?: RefusedRequest; guarded?: true } | undefined> {
+  // Defence in depth: removalWithNamespaces already leaves such a release to Helm, and the plan
+  // refuses it; should an object in a protected namespace still get here, nothing is deleted.
+  const protection = c.plan.scope.protection ?? nameProtectionOnly;
+  const guarded = objects.find((o) => o.namespace && isProtected(o.namespace, protection));
+  if (guarded?.namespace) {
+    const why = protectionReason(guarded.namespace, protection);
+    return {
+      line: `not deleting ${guarded.kind} ${guarded.namespace}/${guarded.name}: namespace ${guarded.namespace} is protected (${why})`,
+      guarded: true,
+    };
+  }
   for (const batch of uninstallBatches(objects)) {
     const failures = await Promise.all(
       batch.map(async (o) => {
@@ -325,11 +369,25 @@ async function deleteDirectObjects(objects: readonly AwaitedObject[], c: StageCo
         } catch (error) {
           if (error instanceof KubernetesApiError && error.status === 404) return undefined;
           if (isFatal(error)) throw error;
-          return `deleting ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}: ${describeError(error)}`;
+          const object = {
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            ...(o.namespace ? { namespace: o.namespace } : {}),
+            name: o.name,
+          };
+          const refused = refusalOf(error, {
+            step: 'delete-object',
+            object,
+            environmentNamespace: release.release.namespace,
+          });
+          const what = `deleting ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+          return refused
+            ? { line: `${what}: ${describeRefusal(refused)}`, refused }
+            : { line: `${what}: ${describeError(error)}` };
         }
       }),
     );
-    const failed = failures.find((f) => f !== undefined);
+    const failed = failures.find((f) => f?.refused) ?? failures.find((f) => f !== undefined);
     if (failed) return failed;
   }
   return undefined;
@@ -339,7 +397,11 @@ async function deleteDirectObjects(objects: readonly AwaitedObject[], c: StageCo
  * Removes a release without Helm (`removalWithNamespaces`): its objects outside the deleted
  * namespaces first, then it counts as done, so its namespaces are deleted (and with them its
  * record and namespaced objects) once the other releases there are done. When a direct delete
- * fails, `helm uninstall` takes over (it deletes what is left and reports what it cannot).
+ * fails, `helm uninstall` takes over (it deletes what is left and reports what it cannot);
+ * when the API server refuses it (RBAC, admission), the release is `failed` with the server's
+ * answer and kept (Helm, with the same identity, would be refused too), and the refusal is
+ * recorded. An object in a protected namespace (`deleteDirectObjects`: guarded) fails the
+ * release the same way, with an error, and nothing of it is deleted.
  */
 async function removeWithNamespaces(
   facts: ReleaseFacts,
@@ -347,9 +409,24 @@ async function removeWithNamespaces(
   c: StageContext,
 ): Promise<ReleaseOutcome | undefined> {
   const t0 = c.clock.now();
-  const failed = await deleteDirectObjects(removal.direct, c);
+  const failed = await deleteDirectObjects(removal.direct, facts, c);
+  if (failed?.guarded) c.errors.push(`${facts.key}: ${failed.line}`);
+  if (failed?.refused || failed?.guarded) {
+    if (failed.refused) c.refusals.push(failed.refused);
+    const message = `not removed: ${failed.line}; its namespace is kept`;
+    c.ports.log(`${facts.key}: ${message}`);
+    const before = facts.release.status;
+    return {
+      release: facts.key,
+      status: 'failed',
+      method: 'namespace',
+      helmStatusBefore: before,
+      durationMs: c.clock.now() - t0,
+      message,
+    };
+  }
   if (failed) {
-    c.ports.log(`${facts.key}: ${failed}; helm uninstall takes over`);
+    c.ports.log(`${facts.key}: ${failed.line}; helm uninstall takes over`);
     return undefined;
   }
   const durationMs = c.clock.now() - t0;
@@ -431,13 +508,18 @@ async function uninstallStage(
     const removed = removal?.ok ? await removeWithNamespaces(facts, removal, c) : undefined;
     return removed ?? limit(() => helmUninstall(facts, c));
   };
-  return Promise.all(
+  // Every removal of the stage ends (its helm process with it) before the stage does, even when
+  // one of them throws (the cluster stopped answering): then the first such error is rethrown.
+  const settled = await Promise.allSettled(
     stage.releases.map(async (key) => {
       const outcome = await uninstallOne(key);
       await onDone(outcome);
       return outcome;
     }),
   );
+  const thrown = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (thrown) throw thrown.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<ReleaseOutcome>).value);
 }
 
 /** Step 3: wait until every object of the stage's manifests is gone; name what is left. */
@@ -529,12 +611,40 @@ async function findHookLeftovers(
 }
 
 /**
+ * Empties the namespaces of `deletion` whose DELETE was accepted (`deleteNamespaceContent`); a
+ * refused or absent one is left alone, and so is a protected one (`protection`). Refused
+ * deletecollections are added to `refusals`.
+ */
+async function emptyAccepted(
+  deletion: NamespaceDeletion,
+  ports: TeardownPorts,
+  refusals: RefusedRequest[],
+  protection: NamespaceProtection,
+) {
+  if (!ports.namespaceContent) return;
+  const content = new Map(
+    deletion.names
+      .filter((n) => !deletion.absent.has(n) && !deletion.refused.has(n))
+      .map((n) => [n, ports.namespaceContent!(n)] as const),
+  );
+  const emptied = await deleteNamespaceContent(ports.api, content, protection);
+  for (const failure of emptied.failures) ports.log(`left to the namespace controller: ${failure}`);
+  refusals.push(...emptied.refusals);
+}
+
+/**
  * Deletes each namespace to delete as soon as nothing in it waits on the rest of the teardown
  * (`lastStageTouching`), and empties it at once (`deleteNamespaceContent`). A namespace whose
  * release was not uninstalled is kept: deleting it would lose Helm's record (and leave the
- * release's cluster-scoped objects with no way to finish).
+ * release's cluster-scoped objects with no way to finish). A namespace whose deletion the API
+ * server refuses is recorded in `refusals` and never emptied; so is a refused deletecollection.
  */
-function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clock) {
+function namespaceScheduler(
+  plan: TeardownPlan,
+  ports: TeardownPorts,
+  clock: Clock,
+  refusals: RefusedRequest[],
+) {
   const freeAfter = lastStageTouching(plan, ports.resources);
   const deletions: NamespaceDeletion[] = [];
   const requested = new Set<string>();
@@ -543,16 +653,9 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
   const hookLeftovers: Blocker[] = [];
   const hookErrors: string[] = [];
-  const emptyAtOnce = async (deletion: NamespaceDeletion) => {
-    if (!ports.namespaceContent) return;
-    const content = new Map(
-      deletion.names
-        .filter((n) => !deletion.absent.has(n))
-        .map((n) => [n, ports.namespaceContent!(n)] as const),
-    );
-    for (const failure of await deleteNamespaceContent(ports.api, content))
-      ports.log(`left to the namespace controller: ${failure}`);
-  };
+  const protection = plan.scope.protection ?? nameProtectionOnly;
+  const guarded = (n: string) => isProtected(n, protection);
+  const refusedNamespaces = new Map<string, RefusedRequest>();
   /**
    * Deletes the namespaces whose last stage is `index` once that stage's releases in them
    * are done; `all`: the stage's uninstalls are over, so namespaces no release touches go too.
@@ -564,7 +667,7 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
         f.stage === index &&
         (f.releases.length > 0 ? f.releases.every((r) => done.has(r)) : all) &&
         !requested.has(n) &&
-        !isProtectedNamespace(n) &&
+        !guarded(n) &&
         !keepFor.has(n)
       );
     });
@@ -574,7 +677,11 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
       ports.log(`nothing in ${free.join(', ')} waits on the rest of the teardown: deleting now`);
     const deletion = await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log });
     deletions.push(deletion);
-    await emptyAtOnce(deletion);
+    for (const [n, refusal] of deletion.refused) {
+      refusedNamespaces.set(n, refusal);
+      refusals.push(refusal);
+    }
+    await emptyAccepted(deletion, ports, refusals, protection);
   };
   return {
     deletions,
@@ -584,6 +691,7 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
     hookLeftovers,
     hookErrors,
     onReleaseDone: (index: number) => async (r: ReleaseOutcome) => {
+      ports.onReleaseDone?.(r);
       // Hook objects in a namespace are looked for before it may be deleted: afterwards the
       // namespace deletion hides that Helm left them.
       const release = byKey.get(r.release)!;
@@ -598,12 +706,14 @@ function namespaceScheduler(plan: TeardownPlan, ports: TeardownPorts, clock: Clo
       const touching = new Map<string, readonly string[]>();
       for (const n of plan.namespacesToDelete) {
         const f = freeAfter.get(n)!;
-        if (f.stage === index && !isProtectedNamespace(n) && !keepFor.has(n)) touching.set(n, f.releases);
+        if (f.stage === index && !guarded(n) && !keepFor.has(n)) touching.set(n, f.releases);
       }
       return touching;
     },
     /** Whether a namespace's deletion was requested. */
     requested: (n: string) => requested.has(n),
+    /** The API server's refusal of a namespace's deletion, if it refused it. */
+    refused: (n: string) => refusedNamespaces.get(n),
   };
 }
 
@@ -616,7 +726,14 @@ function keptNamespaceOutcome(
   removal: NamespaceRemoval | undefined,
   namespaces: ReturnType<typeof namespaceScheduler>,
 ): ReleaseOutcome {
-  if (outcome.method !== 'namespace' || !removal?.ok) return outcome;
+  if (outcome.method !== 'namespace' || outcome.status !== 'uninstalled' || !removal?.ok) return outcome;
+  const refused = removal.namespaces.filter((n) => namespaces.refused(n));
+  if (refused.length > 0) {
+    const why = refused.map(
+      (n) => `the deletion of namespace ${n} was ${describeRefusal(namespaces.refused(n)!)}`,
+    );
+    return { ...outcome, status: 'failed', message: `not removed: ${why.join('; ')}` };
+  }
   const kept = removal.namespaces.filter((n) => !namespaces.requested(n));
   if (kept.length === 0) return outcome;
   const because = kept.map((n) => namespaces.keepFor.get(n)).filter(Boolean);
@@ -647,6 +764,7 @@ async function runStage(
           new Set(touching.keys()),
           c.ports.resources,
           new Set(stage.releases.filter((k) => strandedReason(c.byKey.get(k)!, first) !== undefined)),
+          c.plan.scope.protection,
         )
       : new Map<string, NamespaceRemoval>();
   const uninstallStart = c.clock.now();
@@ -675,6 +793,23 @@ async function runStage(
 }
 
 /**
+ * Pure: when the namespace wait that starts at `start` ends (ms since the epoch): a
+ * `stage-timeout` from its start, or the overall `deadline` if sooner. `cutShort` is true
+ * only when the deadline is what ends it (the wait gets less than a stage-timeout); it is
+ * decided once, from the start, so the time the wait itself takes never makes it true.
+ */
+export function namespaceWaitOf(
+  start: number,
+  stageTimeoutMs: number,
+  deadline: number,
+): { readonly endsAt: number; readonly cutShort: boolean } {
+  return {
+    endsAt: Math.min(start + stageTimeoutMs, deadline),
+    cutShort: deadline < start + stageTimeoutMs,
+  };
+}
+
+/**
  * Executes a teardown plan, stage by stage: custom resources first while their controller
  * still runs (step 1); each release removed (step 2): with its namespaces when it has no
  * delete hooks and its record and namespaced objects are in namespaces this stage's end
@@ -684,10 +819,33 @@ async function runStage(
  * that times out or cannot check something is recorded (which object, which finalizer, which
  * request) and the next stage still runs, so as much as possible is cleaned. Then the
  * namespaces are awaited (namespaces.ts), and objects left by Helm hooks are looked for.
+ * A request the API server refuses (RBAC, admission, quota) is recorded in `refusals` (and in
+ * the namespace's or release's outcome) and the teardown goes on. Every `helm uninstall` it
+ * started has ended when it returns or throws (`helmProcesses`).
  * Protected namespaces are never touched; nothing outside the plan is deleted.
  * @throws ClusterAccessError when the cluster stops answering (unreachable, TLS)
  */
 export async function runTeardown(
+  plan: TeardownPlan,
+  options: TeardownOptions,
+  ports: TeardownPorts,
+): Promise<TeardownResult> {
+  const helmProcesses = ports.helmProcesses ?? inFlight();
+  const helm: HelmPort = {
+    uninstall: (release, o) => helmProcesses.track(ports.helm.uninstall(release, o)),
+    version: () => ports.helm.version(),
+  };
+  try {
+    return await tearDown(plan, options, { ...ports, helm });
+  } finally {
+    // Also when a stage threw: no helm process outlives the teardown (nor the kubeconfig it reads).
+    if (helmProcesses.size > 0) ports.log(`waiting for ${helmProcesses.size} helm process(es) to end`);
+    await helmProcesses.settle();
+  }
+}
+
+/** `runTeardown` with its helm processes tracked. */
+async function tearDown(
   plan: TeardownPlan,
   options: TeardownOptions,
   ports: TeardownPorts,
@@ -698,13 +856,14 @@ export async function runTeardown(
   const budgetFrom = (start: number) => () =>
     Math.max(0, Math.min(start + options.stageTimeoutMs, deadline) - clock.now());
   const byKey = new Map(plan.releases.map((r) => [r.key, r]));
-  const namespaces = namespaceScheduler(plan, ports, clock);
+  const refusals: RefusedRequest[] = [];
+  const namespaces = namespaceScheduler(plan, ports, clock, refusals);
   const stages: StageResult[] = [];
   await namespaces.deleteFree(-1, true);
   for (const stage of plan.stages) {
     const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
     const budget = budgetFrom(clock.now());
-    const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [] };
+    const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [], refusals };
     stages.push(await ports.group(title, () => runStage(stage, c, namespaces)));
   }
   for (const [ns, release] of namespaces.keepFor) {
@@ -712,14 +871,14 @@ export async function runTeardown(
       ports.log(`not deleting namespace ${ns}: release ${release} was not uninstalled`);
   }
   const toDelete = namespaces.deletions.flatMap((d) => d.names);
-  const namespaceBudget = budgetFrom(clock.now());
+  const namespaceWait = namespaceWaitOf(clock.now(), options.stageTimeoutMs, deadline);
   const outcomes =
     toDelete.length === 0
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
           awaitNamespacesGone(ports.api, namespaces.deletions, {
-            timeoutMs: namespaceBudget(),
-            cutShort: namespaceBudget() < options.stageTimeoutMs,
+            timeoutMs: Math.max(0, namespaceWait.endsAt - clock.now()),
+            cutShort: namespaceWait.cutShort,
             clock,
             log: ports.log,
           }),
@@ -736,6 +895,7 @@ export async function runTeardown(
     namespaces: outcomes,
     hookLeftovers,
     errors,
+    refusals,
     durationMs: clock.now() - started,
     timedOut: clock.now() >= deadline,
   };

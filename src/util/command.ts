@@ -6,6 +6,8 @@ export interface CommandResult {
   readonly exitCode: number;
   readonly stdout: string;
   readonly stderr: string;
+  /** True when `signal` stopped it (SIGTERM), or it was never started because the run was cancelled. */
+  readonly cancelled?: boolean;
 }
 
 /**
@@ -13,11 +15,14 @@ export interface CommandResult {
  * everything else takes a `CommandRunner`.
  */
 export interface CommandRunner {
-  /** Runs `file` with `args` (no shell). `timeoutMs` kills it after that many ms. */
+  /**
+   * Runs `file` with `args` (no shell). `timeoutMs` kills it after that many ms; `signal`
+   * stops it with SIGTERM when aborted (SIGKILL 2 s later if it is still there).
+   */
   run(
     file: string,
     args: readonly string[],
-    options?: { timeoutMs?: number; input?: string },
+    options?: { timeoutMs?: number; input?: string; signal?: AbortSignal },
   ): Promise<CommandResult>;
   /** Absolute path of `file` on PATH, or undefined. */
   find(file: string): Promise<string | undefined>;
@@ -29,15 +34,46 @@ export const execaRunner: CommandRunner = {
       reject: false,
       ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
       ...(options.input !== undefined ? { input: options.input } : {}),
+      ...(options.signal ? { cancelSignal: options.signal, forceKillAfterDelay: 2000 } : {}),
       stripFinalNewline: false,
     });
     return {
-      exitCode: result.exitCode ?? (result.timedOut ? 124 : 1),
+      exitCode: result.exitCode ?? (result.isCanceled ? 143 : result.timedOut ? 124 : 1),
       stdout: String(result.stdout ?? ''),
       stderr: String(result.stderr ?? ''),
+      ...(result.isCanceled ? { cancelled: true } : {}),
     };
   },
   async find(file) {
     return (await which(file, { nothrow: true })) ?? undefined;
   },
 };
+
+/**
+ * A runner that stops starting commands once `cancel.signal` is aborted (they return exit
+ * code 130 with `cancelled: true` and say why on stderr, without running), and stops the ones
+ * running with SIGTERM when `cancel.stopProcesses` is aborted (`run`'s `signal`). Lets a
+ * cancelled run end its helm processes cleanly instead of dying under them.
+ * @param onStopped told each command that the stop signal ended (file and args).
+ */
+export function cancellableRunner(
+  runner: CommandRunner,
+  cancel: { readonly signal: AbortSignal; readonly stopProcesses: AbortSignal },
+  onStopped: (file: string, args: readonly string[]) => void = () => {},
+): CommandRunner {
+  return {
+    async run(file, args, options = {}) {
+      if (cancel.signal.aborted) {
+        const why = (cancel.signal.reason as Error | undefined)?.message ?? 'kube-sweep was cancelled';
+        return { exitCode: 130, stdout: '', stderr: `${why}\n`, cancelled: true };
+      }
+      const signal = options.signal
+        ? AbortSignal.any([options.signal, cancel.stopProcesses])
+        : cancel.stopProcesses;
+      const result = await runner.run(file, args, { ...options, signal });
+      if (result.cancelled) onStopped(file, args);
+      return result;
+    },
+    find: (file) => runner.find(file),
+  };
+}

@@ -69,7 +69,7 @@ test('S15: a killed helm install leaves the release pending-install; HelmRelease
         expect.stringMatching(/^release Secret created: \d{4}-.* ago\), no modifiedAt label$/),
       ]),
     );
-    expect(f!.remediation.commands).toContain(`helm uninstall slow -n ${ns}`);
+    expect(f!.remediation.commands).toContain(`helm uninstall -n ${ns} -- slow`);
     expect(f!.remediation.commands.join('\n')).not.toContain('helm rollback');
   } finally {
     install.kill('SIGKILL');

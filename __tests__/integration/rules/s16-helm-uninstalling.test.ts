@@ -52,11 +52,11 @@ test('S16: a pre-delete hook that never completes leaves the release uninstallin
     );
     expect(f!.remediation.commands.slice(-2)).toEqual([
       expect.stringMatching(/^# WARNING: --no-hooks skips/),
-      `helm uninstall hooked -n ${ns} --no-hooks`,
+      `helm uninstall -n ${ns} --no-hooks -- hooked`,
     ]);
 
     // Skipping the hooks removes the release; the hook Job stays, with no release marker.
-    await helm4Ok(['uninstall', 'hooked', '-n', ns, '--no-hooks']);
+    await helm4Ok(['uninstall', '-n', ns, '--no-hooks', '--', 'hooked']);
     expect(await releaseStatus(api, ns, 'hooked')).toBeUndefined();
     const after = await snapshot(api);
     const job = after.objects.find(

@@ -34,7 +34,7 @@ test('S17: a kept ConfigMap outlives its release: HelmLeftover (kept)', async ()
       selection: { namespaces: [ns], clusterObjects: [] },
     });
     const mine = helmFindings(findingsAbout(findingsOf(inventory, [ns]), [ns]));
-    expect(summarize(mine)).toEqual([['HelmLeftover', 'warning', 'ConfigMap', `${ns}/state`, 'environment']]);
+    expect(summarize(mine)).toEqual([['HelmLeftover', 'info', 'ConfigMap', `${ns}/state`, 'environment']]);
     const [f] = mine;
     expect(f!.message).toBe(
       `Helm leftover (kept): configmaps ${ns}/state carries the annotations of Helm release ${ns}/keepy, which no longer exists: Helm kept it on uninstall on purpose (helm.sh/resource-policy: keep)`,

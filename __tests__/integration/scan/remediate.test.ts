@@ -104,7 +104,7 @@ test('S10 remediated inside the scope: only the named finalizer goes, the orphan
     ]);
     expect(sent.some((s) => s.includes('/finalize') || s.includes(outside))).toBe(false);
     expect(outputs.get('remediated')).toBe('4');
-    expect(log).toContain('## Remediating (remediate: safe): 4 action(s)');
+    expect(log).toContain("## Remediating ('remediate: safe'): 4 action(s)");
     expect(summary).toContain('### Remediation (remediate: safe)');
 
     // The named finalizer's objects are gone; the unnamed one and the out-of-scope orphan stay.
@@ -195,7 +195,7 @@ test('S01/S04 remediated inside the scope: APIService and webhook configuration 
   }
 }, 180_000);
 
-test('a remediation the identity may not do fails, and the run is an error, never clean', async () => {
+test('a remediation the identity may not do is refused: recorded with the RBAC message, leftovers, never clean', async () => {
   const id = uniqueName('remediate-denied');
   const scoped = `${id}-metrics`;
   const user = uniqueName('scan-only');
@@ -215,12 +215,22 @@ test('a remediation the identity may not do fails, and the run is an error, neve
         kubeconfig: await userKubeconfig(user),
       });
       expect(report.remediation!.results.map((r) => [r.action.type, r.status])).toEqual([
-        ['delete-apiservice', 'failed'],
+        ['delete-apiservice', 'refused'],
       ]);
-      expect(report.remediation!.results[0]!.message).toMatch(/^HTTP 403: .*forbidden/);
-      expect(report.verdict).toBe('error');
+      expect(report.remediation!.results[0]!.message).toMatch(/^refused \(HTTP 403 Forbidden\): .*forbidden/);
+      expect(report.remediation!.counts).toMatchObject({ done: 0, failed: 0, refused: 1 });
+      // A refusal is a result: the run did its job, and what is left fails the step.
+      expect(report.verdict).toBe('leftovers');
+      expect(report.error).toBeUndefined();
       expect(schemaErrors(report)).toEqual([]);
-      expect(failures[0]).toMatch(/^remediation: 1 action\(s\) failed: delete APIService /);
+      const refused = report.findings!.find((f) => f.code === 'DeletionRefused');
+      expect(refused).toMatchObject({
+        severity: 'error',
+        scope: 'environment',
+        object: { kind: 'APIService', name: apiService },
+      });
+      expect(refused!.message).toMatch(/forbidden/);
+      expect(failures[0]).toMatch(/^leftovers: /);
       expect(outputs.get('remediated')).toBe('0');
     });
     expect(await getOrUndefined(api, path)).toBeDefined();

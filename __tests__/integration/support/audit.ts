@@ -7,6 +7,8 @@ export interface AuditEvent {
   readonly verb: string;
   readonly requestURI: string;
   readonly userAgent?: string;
+  /** The authenticated user (a client certificate's CN, a service account, ...). */
+  readonly user?: { readonly username?: string };
   readonly stage: string;
   readonly requestReceivedTimestamp: string;
   readonly responseStatus?: { code?: number };
@@ -55,4 +57,9 @@ export function toolMutationsSince(mark: number, since: Date): AuditEvent[] {
       mutatingVerbs.has(e.verb) &&
       Date.parse(e.requestReceivedTimestamp) >= since.getTime(),
   );
+}
+
+/** Every audit event written after `mark` (ResponseComplete stage) of requests by user `name`. */
+export function requestsOfUserSince(mark: number, name: string): AuditEvent[] {
+  return auditEventsSince(mark).filter((e) => e.user?.username === name);
 }

@@ -113,7 +113,13 @@ export async function kubectl(args: string[], input?: string): Promise<string> {
 /** Runs a Helm binary against the local control plane. */
 export async function helm(binary: string, args: string[]) {
   const env = clusterEnv();
-  return execa(binary, [...args, '--kubeconfig', env.kubeconfig], { reject: false });
+  // The kubeconfig flag goes before a `--` (after it, helm reads every word as a name).
+  const dash = args.indexOf('--');
+  const withKubeconfig =
+    dash < 0
+      ? [...args, '--kubeconfig', env.kubeconfig]
+      : [...args.slice(0, dash), '--kubeconfig', env.kubeconfig, ...args.slice(dash)];
+  return execa(binary, withKubeconfig, { reject: false });
 }
 
 /** GET that returns undefined on 404. */

@@ -172,7 +172,7 @@ test('the operator uninstalled first (seed 000) leaves the widgets stuck, and th
     });
     expect(report.verdict).toBe('leftovers');
     expect(failures[0]).toMatch(
-      /^leftovers: 2 object\(s\) still there after their stage, 1 namespace\(s\) stuck in Terminating/,
+      /^leftovers: 2 object\(s\) still there after their stage, 1 namespace\(s\) still Terminating when the wait ended/,
     );
     const remaining = report.teardown!.stages.flatMap((s) => s.remaining);
     expect(

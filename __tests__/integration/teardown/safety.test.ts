@@ -82,10 +82,16 @@ test('an identity that may not read the release Secrets gets an error, not a bli
   });
 });
 
-test("namespaces: '*' never puts a protected namespace in the plan", async () => {
+test("namespaces: '*' never puts a protected namespace in the plan, and the plan says a teardown would refuse", async () => {
   const { report } = await runAction({ mode: 'plan', namespaces: '*' });
-  expect(report.verdict).toBe('planned');
-  expect(report.plan!.protectedMatched).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+  expect(report.verdict).toBe('error');
+  expect(report.error).toMatch(
+    /^a teardown of this scope would refuse \(nothing was deleted\): input 'namespaces' has '\*', which has no literal character/,
+  );
+  expect(report.plan!.protectedMatched).toEqual(
+    expect.arrayContaining(['default', 'kube-node-lease', 'kube-public', 'kube-system']),
+  );
+  expect(report.plan!.protectedMatched.every((n) => n.startsWith('kube-') || n === 'default')).toBe(true);
   for (const p of ['default', 'kube-node-lease', 'kube-public', 'kube-system']) {
     expect(report.plan!.namespacesToDelete).not.toContain(p);
     expect(report.warnings).toContain(
@@ -298,7 +304,7 @@ describe('proof of no harm, from the audit log (every client of the admin identi
       'uninstall-mode': 'helm',
     });
     expect(helm.report.dryRun!.stages[0]!.removals).toEqual([
-      { release: `${mine}/web`, method: 'helm', reason: 'uninstall-mode is helm' },
+      { release: `${mine}/web`, method: 'helm', reason: "'uninstall-mode: helm'" },
     ]);
   });
 

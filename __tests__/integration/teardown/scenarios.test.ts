@@ -269,7 +269,7 @@ test('S17: kept objects survive uninstall when the namespace stays, and vanish (
 
     const dropped = await runAction({ mode: 'teardown', namespaces: dropNs });
     expect(dropped.report.warnings).toEqual([
-      `release ${dropNs}/keepy keeps ConfigMap ${dropNs}/state (helm.sh/resource-policy: keep), but namespace ${dropNs} is deleted too, which deletes it anyway; move it out of the namespace or set delete-namespaces: false`,
+      `release ${dropNs}/keepy keeps ConfigMap ${dropNs}/state (helm.sh/resource-policy: keep), but namespace ${dropNs} is deleted too, which deletes it anyway; move it out of the namespace or set 'delete-namespaces: false'`,
     ]);
     expect(dropped.report.teardown!.namespaces).toEqual([
       expect.objectContaining({ name: dropNs, status: 'deleted' }),

@@ -1,6 +1,6 @@
-import { cli } from '../support/cli.js';
 import { commandOf, parseCommandLine, usage } from '../../../src/cli/index.js';
 import { maxDurationText } from '../../../src/config/settings.js';
+import { cli } from '../support/cli.js';
 
 test('--mode is refused: the command word is the mode, so a "plan" can never run a teardown', async () => {
   const r = await cli(['teardown', '--namespaces', 'pr-1', '--mode', 'plan']);
@@ -51,10 +51,10 @@ test('no command: a line saying one is needed, then the usage, on stderr; exit 2
 test('a misspelt command is named with the closest command; a second word is refused, not ignored', () => {
   expect(commandOf(['scna'])).toEqual({
     error:
-      "unknown command 'scna'; did you mean scan?; commands: teardown, plan, scan, inventory, reap, merge",
+      "unknown command 'scna'; did you mean scan?; commands: teardown, plan, scan, inventory, reap, merge, help",
   });
   expect(commandOf(['wipe'])).toEqual({
-    error: "unknown command 'wipe'; commands: teardown, plan, scan, inventory, reap, merge",
+    error: "unknown command 'wipe'; commands: teardown, plan, scan, inventory, reap, merge, help",
   });
   // merge takes its report globs as words.
   expect(commandOf(['merge', 'reports/*.json', 'more/*.json'])).toBe('merge');

@@ -71,7 +71,7 @@ test('a cut-short report is named and makes the verdict partial, exit 0; no file
 
 test('the help names reap, merge and the several-contexts scan', () => {
   expect(usage).toMatch(/^ {2}reap {2,}find the environments/m);
-  expect(usage).toMatch(/^ {2}merge <glob>\.\.\. {2,}merge report files/m);
+  expect(usage).toMatch(/^ {2}merge {2,}merge <glob>\.\.\.: merge the report files/m);
   expect(usage).toContain('--all-contexts');
   expect(usage).toContain('scan --context a,b');
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterAccessError } from '../../../src/cluster/errors.js';
 import { loadKubeconfig, writeKubeconfigFile } from '../../../src/cluster/kubeconfig.js';
+import { renderFaceWords } from '../../../src/config/inputs.js';
 
 const certData = Buffer.from(
   '-----BEGIN CERTIFICATE-----\nMIIBcertificatebodyline1\n-----END CERTIFICATE-----\n',
@@ -40,7 +41,9 @@ function problemOf(fn: () => unknown): string | undefined {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ClusterAccessError) return `${error.problem}: ${error.message}`;
+    // In the action's words, as the action prints it (the CLI's are checked in unit/cli/messages).
+    if (error instanceof ClusterAccessError)
+      return `${error.problem}: ${renderFaceWords('action', error.message)}`;
     throw error;
   }
   return undefined;
@@ -161,4 +164,39 @@ test('a bare word (it may be a token) is never echoed; a path is', () => {
   expect(problem).toMatch(/no such file \(\d+ characters, not shown\)/);
   expect(problem).not.toContain('AbCdEf');
   expect(problemOf(() => loadKubeconfig('/etc/no-such/config', '', {}))).toContain("'/etc/no-such/config'");
+});
+
+test('masks what credential plugins are given: exec env values and auth-provider config values', () => {
+  const plugins = `apiVersion: v1
+kind: Config
+clusters:
+- name: one
+  cluster: { server: https://127.0.0.1:6443 }
+users:
+- name: eks
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: aws-helper
+      env:
+      - { name: AWS_SECRET_ACCESS_KEY, value: wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY }
+      - { name: AWS_REGION, value: eu }
+- name: oidc
+  user:
+    auth-provider:
+      name: oidc
+      config: { client-secret: oidc-client-s3cret, refresh-token: "refresh-line-one\\nrefresh-line-two", extra-scopes: ab }
+contexts:
+- name: eks
+  context: { cluster: one, user: eks }
+- name: oidc
+  context: { cluster: one, user: oidc }
+current-context: eks
+`;
+  expect(loadKubeconfig(plugins, 'eks', {}).secrets).toEqual(['wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY']);
+  expect(loadKubeconfig(plugins, 'oidc', {}).secrets).toEqual([
+    'oidc-client-s3cret',
+    'refresh-line-one',
+    'refresh-line-two',
+  ]);
 });

@@ -32,6 +32,7 @@ test('the examples exist and the README links each', () => {
     'ephemeral-teardown.yml',
     'fleet-hygiene.yml',
     'pr-check-summary.yml',
+    'reap-abandoned.yml',
     'scheduled-hygiene.yml',
   ]);
   const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
@@ -66,7 +67,9 @@ test('each example does what its name says', () => {
   const fleet = examples['fleet-hygiene.yml']! as Workflow & {
     jobs: Record<string, { needs?: string; strategy?: { matrix?: Record<string, unknown> }; steps: Step[] }>;
   };
-  expect(fleet.jobs.scan!.strategy?.matrix).toHaveProperty('cluster');
+  expect(fleet.jobs.scan!.strategy?.matrix?.include).toEqual(
+    expect.arrayContaining([expect.objectContaining({ cluster: 'dev', secret: 'KUBECONFIG_DEV' })]),
+  );
   expect(sweepSteps({ ...fleet, jobs: { scan: fleet.jobs.scan! } })[0]!.with).toMatchObject({ mode: 'scan' });
   expect(fleet.jobs.scan!.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@'))).toBe(true);
   expect(fleet.jobs.merge!.needs).toBe('scan');
@@ -74,4 +77,38 @@ test('each example does what its name says', () => {
   expect(sweepSteps({ ...fleet, jobs: { merge: fleet.jobs.merge! } })[0]!.with).toMatchObject({
     mode: 'merge',
   });
+  const reap = examples['reap-abandoned.yml']!;
+  expect(reap.on).toHaveProperty('schedule');
+  expect(sweepSteps(reap)[0]!.with).toMatchObject({
+    mode: 'reap',
+    environments: 'pr-{id}-*',
+    'pr-state': 'closed',
+  });
+});
+
+/** Whether `block` occurs in `lines` as consecutive lines, all indented by the same whitespace. */
+function containsExcerpt(lines: readonly string[], block: readonly string[]): boolean {
+  for (let i = 0; i + block.length <= lines.length; i++) {
+    const first = lines[i]!;
+    if (!first.endsWith(block[0]!) || first.slice(0, first.length - block[0]!.length).trim() !== '') continue;
+    const indent = first.slice(0, first.length - block[0]!.length);
+    if (block.every((l, j) => (l === '' ? lines[i + j]!.trim() === '' : lines[i + j] === indent + l)))
+      return true;
+  }
+  return false;
+}
+
+test('every workflow snippet of the README is an excerpt of a workflow that runs (the act tests run them)', () => {
+  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!.replace(/\n$/, '').split('\n'),
+  );
+  expect(blocks.length).toBeGreaterThanOrEqual(4);
+  const workflows = join(process.cwd(), '.github/workflows');
+  const sources = [
+    ...Object.keys(examples).map((f) => join(dir, f)),
+    ...readdirSync(workflows).map((f) => join(workflows, f)),
+  ].map((path) => readFileSync(path, 'utf8').split('\n'));
+  const found = blocks.map((block) => [block[0], sources.some((lines) => containsExcerpt(lines, block))]);
+  expect(found).toEqual(blocks.map((block) => [block[0], true]));
 });

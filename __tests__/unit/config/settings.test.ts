@@ -1,4 +1,4 @@
-import { InputDefaults, Inputs, type InputName } from '../../../src/config/inputs.js';
+import { InputDefaults, Inputs, renderFaceWords, type InputName } from '../../../src/config/inputs.js';
 import parseDuration from 'parse-duration';
 import {
   InputError,
@@ -8,13 +8,24 @@ import {
   type Settings,
 } from '../../../src/config/settings.js';
 
+/** parseSettings with its InputError's message in the action's words, as the action prints it. */
+function parseSettingsAsAction(read: (name: InputName) => string): Settings {
+  try {
+    return parseSettings(read);
+  } catch (error) {
+    if (error instanceof InputError)
+      throw new InputError(error.input, renderFaceWords('action', error.message));
+    throw error;
+  }
+}
+
 const reader =
   (values: Partial<Record<InputName, string>>) =>
   (name: InputName): string =>
     values[name] ?? '';
 
 test('unset inputs take their defaults', () => {
-  const s = parseSettings(reader({ namespaces: 'pr-1' }));
+  const s = parseSettingsAsAction(reader({ namespaces: 'pr-1' }));
   expect(s).toEqual({
     mode: 'teardown',
     scanScope: 'environment',
@@ -27,7 +38,8 @@ test('unset inputs take their defaults', () => {
     ignore: [],
     remediate: 'none',
     forceRemoveFinalizers: [],
-    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [] },
+    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [], protect: [] },
+    maxNamespaces: 25,
     deleteNamespaces: true,
     dryRun: false,
     order: [],
@@ -46,23 +58,23 @@ test('unset inputs take their defaults', () => {
     listConcurrency: 8,
     pageSize: 500,
     reportPath: '',
-    github: { prComment: false, checkRun: false, token: '' },
+    github: { prComment: false, checkRun: false, token: '', publishServer: false, requestTimeoutMs: 30_000 },
   });
   expect(Object.isFrozen(s)).toBe(true);
 });
 
 test('a timeout shorter than the default stage-timeout caps the stage budget instead of being refused', () => {
-  const s = parseSettings(reader({ namespaces: 'pr-1', timeout: '3m' }));
+  const s = parseSettingsAsAction(reader({ namespaces: 'pr-1', timeout: '3m' }));
   expect(s.timeoutMs).toBe(180_000);
   expect(s.stageTimeoutMs).toBe(180_000);
   expect(s.stageTimeoutCapped).toBe(true);
   // An explicit stage-timeout within the timeout is kept as given.
-  const t = parseSettings(reader({ namespaces: 'pr-1', timeout: '3m', 'stage-timeout': '2m' }));
+  const t = parseSettingsAsAction(reader({ namespaces: 'pr-1', timeout: '3m', 'stage-timeout': '2m' }));
   expect([t.stageTimeoutMs, t.stageTimeoutCapped]).toEqual([120_000, false]);
 });
 
 test('durations, numbers and booleans are parsed', () => {
-  const s = parseSettings(
+  const s = parseSettingsAsAction(
     reader({
       mode: 'inventory',
       'request-timeout': '1m30s',
@@ -80,7 +92,7 @@ test('durations, numbers and booleans are parsed', () => {
   expect(s.kind.waitMs).toBe(300_000);
 });
 
-test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
+const badInputs: [Partial<Record<InputName, string>>, InputName, RegExp][] = [
   [
     { mode: 'destroy' },
     'mode',
@@ -124,6 +136,17 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   [{ mode: 'teardown' }, 'namespaces', /mode 'teardown' needs a scope.*'namespaces'.*'selector'.*'releases'/],
   [{ mode: 'plan' }, 'namespaces', /mode 'plan' needs a scope/],
   [{ namespaces: 'Bad_NS' }, 'namespaces', /'Bad_NS', which is neither a namespace name nor a glob/],
+  [
+    { namespaces: 'x', protect: 'infra,!x' },
+    'protect',
+    /input 'protect' has '!x', which is neither a namespace name/,
+  ],
+  [
+    { namespaces: 'x', 'max-namespaces': '0' },
+    'max-namespaces',
+    /'max-namespaces' is '0'; it takes a whole number from 1/,
+  ],
+  [{ namespaces: 'x', 'max-namespaces': 'many' }, 'max-namespaces', /whole number/],
   [{ selector: 'env in (a' }, 'selector', /input 'selector' is 'env in \(a'.*label selector like/],
   [{ selector: 'a=b=c' }, 'selector', /input 'selector'/],
   [{ releases: 'just-a-name' }, 'releases', /'just-a-name'; write each release as namespace\/name/],
@@ -156,15 +179,12 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   [{ mode: 'inventory', 'kind-config': 'kind.yaml' }, 'kind-config', /only apply with 'cluster: kind'/],
   [{ mode: 'inventory', 'pr-comment': 'yes' }, 'pr-comment', /takes true or false/],
   [{ mode: 'inventory', 'check-run': '1' }, 'check-run', /takes true or false/],
-  [
-    { mode: 'inventory', 'check-run': 'true' },
-    'github-token',
-    /input 'check-run' is true but input 'github-token' is empty; give a token \(in a workflow its default is \$\{\{ github.token \}\}; the CLI reads GITHUB_TOKEN\)/,
-  ],
-])('bad input %j is rejected naming %s', (values, input, message) => {
+];
+
+test.each(badInputs)('bad input %j is rejected naming %s', (values, input, message) => {
   let caught: unknown;
   try {
-    parseSettings(reader(values));
+    parseSettingsAsAction(reader(values));
   } catch (error) {
     caught = error;
   }
@@ -173,15 +193,44 @@ test.each<[Partial<Record<InputName, string>>, InputName, RegExp]>([
   expect((caught as InputError).message).toMatch(message);
 });
 
-test('pr-comment, check-run and github-token are parsed', () => {
+test('protect and max-namespaces are parsed', () => {
   const s = parseSettings(
+    reader({ namespaces: 'pr-1', protect: 'infra-*\nshared, team-[ab]', 'max-namespaces': '40' }),
+  );
+  expect(s.scope.protect).toEqual(['infra-*', 'shared', 'team-[ab]']);
+  expect(s.maxNamespaces).toBe(40);
+});
+
+test('pr-comment, check-run and github-token are parsed', () => {
+  const s = parseSettingsAsAction(
     reader({ mode: 'inventory', 'pr-comment': 'true', 'check-run': 'false', 'github-token': ' ghs_x ' }),
   );
-  expect(s.github).toEqual({ prComment: true, checkRun: false, token: 'ghs_x' });
+  expect(s.github).toEqual({
+    prComment: true,
+    checkRun: false,
+    token: 'ghs_x',
+    publishServer: false,
+    requestTimeoutMs: 30_000,
+  });
+  expect(parseSettings(reader({ mode: 'inventory', 'publish-server': 'true' })).github.publishServer).toBe(
+    true,
+  );
+});
+
+test('an empty github-token with pr-comment or check-run on is accepted: publishing warns, the sweep runs', () => {
+  // A fork's pull request has no secret-based token; the README says GitHub problems never stop the sweep.
+  const s = parseSettings(reader({ mode: 'inventory', 'pr-comment': 'true', 'check-run': 'true' }));
+  expect(s.github).toEqual({
+    prComment: true,
+    checkRun: true,
+    token: '',
+    publishServer: false,
+    requestTimeoutMs: 30_000,
+  });
 });
 
 test('scope inputs are parsed: globs, selector, releases, order', () => {
-  const s = parseSettings(
+  const s = parseSettingsAsAction(
     reader({
       mode: 'plan',
       namespaces: 'pr-12\npr-13-*, review-?',
@@ -211,12 +260,12 @@ test('scope inputs are parsed: globs, selector, releases, order', () => {
 });
 
 test('scan defaults to the whole cluster; fail-on takes severities and codes', () => {
-  const s = parseSettings(
+  const s = parseSettingsAsAction(
     reader({ mode: 'scan', 'fail-on': 'warning, StaleAPIService\nOrphanInMissingNamespace' }),
   );
   expect(s.scanScope).toBe('cluster');
   expect(s.failOn).toEqual({ severity: 'warning', codes: ['StaleAPIService', 'OrphanInMissingNamespace'] });
-  expect(parseSettings(reader({ mode: 'scan', 'fail-on': 'never' })).failOn).toEqual({ codes: [] });
+  expect(parseSettingsAsAction(reader({ mode: 'scan', 'fail-on': 'never' })).failOn).toEqual({ codes: [] });
 });
 
 test('every input has a default entry', () => {
@@ -224,7 +273,7 @@ test('every input has a default entry', () => {
 });
 
 test('remediate and force-remove-finalizers: exact finalizer names, only with remediate: safe', () => {
-  const s = parseSettings(
+  const s = parseSettingsAsAction(
     reader({
       mode: 'scan',
       remediate: 'safe',
@@ -233,33 +282,58 @@ test('remediate and force-remove-finalizers: exact finalizer names, only with re
   );
   expect(s.remediate).toBe('safe');
   expect(s.forceRemoveFinalizers).toEqual(['example.com/cleanup', 'foregroundDeletion']);
-  expect(() => parseSettings(reader({ mode: 'scan', remediate: 'all' }))).toThrow(
+  expect(() => parseSettingsAsAction(reader({ mode: 'scan', remediate: 'all' }))).toThrow(
     "input 'remediate' is 'all'; it takes one of: none, safe",
   );
   expect(() =>
-    parseSettings(reader({ mode: 'scan', remediate: 'safe', 'force-remove-finalizers': 'example.com/*' })),
+    parseSettingsAsAction(
+      reader({ mode: 'scan', remediate: 'safe', 'force-remove-finalizers': 'example.com/*' }),
+    ),
   ).toThrow("input 'force-remove-finalizers' has 'example.com/*', which is not a finalizer name");
   expect(() =>
-    parseSettings(reader({ mode: 'scan', 'force-remove-finalizers': 'example.com/cleanup' })),
+    parseSettingsAsAction(reader({ mode: 'scan', 'force-remove-finalizers': 'example.com/cleanup' })),
   ).toThrow("input 'force-remove-finalizers' only acts with 'remediate: safe'");
 });
 
 test('etcd-endpoint: one URL; etcd-tls: three paths, only with https', () => {
-  expect(parseSettings(reader({ mode: 'scan' })).etcd).toBeUndefined();
-  expect(parseSettings(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379' })).etcd).toEqual({
+  expect(parseSettingsAsAction(reader({ mode: 'scan' })).etcd).toBeUndefined();
+  expect(
+    parseSettingsAsAction(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379' })).etcd,
+  ).toEqual({
     endpoint: 'http://127.0.0.1:2379',
   });
   expect(
-    parseSettings(
+    parseSettingsAsAction(
       reader({ mode: 'scan', 'etcd-endpoint': 'https://10.0.0.5:2379', 'etcd-tls': 'ca.crt, c.crt, c.key' }),
     ).etcd,
   ).toEqual({ endpoint: 'https://10.0.0.5:2379', tls: { ca: 'ca.crt', cert: 'c.crt', key: 'c.key' } });
-  expect(() => parseSettings(reader({ mode: 'scan', 'etcd-endpoint': '127.0.0.1:2379' }))).toThrow(
+  expect(() => parseSettingsAsAction(reader({ mode: 'scan', 'etcd-endpoint': '127.0.0.1:2379' }))).toThrow(
     "input 'etcd-endpoint' is '127.0.0.1:2379'",
   );
   expect(() =>
-    parseSettings(reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379', 'etcd-tls': 'a,b,c' })),
+    parseSettingsAsAction(
+      reader({ mode: 'scan', 'etcd-endpoint': 'http://127.0.0.1:2379', 'etcd-tls': 'a,b,c' }),
+    ),
   ).toThrow("input 'etcd-tls' needs an https 'etcd-endpoint'");
+});
+
+test.each(badInputs)('bad input %j: the message names %s in each face, as data', (values, input) => {
+  let caught: unknown;
+  try {
+    parseSettings(reader(values));
+  } catch (error) {
+    caught = error;
+  }
+  const raw = (caught as InputError).message;
+  const action = renderFaceWords('action', raw);
+  const cli = renderFaceWords('cli', raw);
+  for (const text of [action, cli]) expect(text).not.toMatch(/[\uE000-\uE002]/);
+  if (input === 'mode') return; // the CLI's command word is checked before the settings
+  expect(action).toMatch(new RegExp(`'${input}[':]`));
+  expect(cli).toContain(`--${input}`);
+  // No input's action words are left in the CLI's message, nor flags in the action's.
+  expect(cli).not.toMatch(/\binputs? '|'[a-z-]+: [^']+'/);
+  expect(action).not.toMatch(/--[a-z]/);
 });
 
 describe('the longest duration is the longest timer Node.js sets (2^31-1 ms)', () => {
@@ -282,14 +356,14 @@ describe('the longest duration is the longest timer Node.js sets (2^31-1 ms)', (
     '%s: the maximum is taken, a second more is refused naming the input, its maximum and the fix',
     (input) => {
       // timeout goes with it, so that a stage-timeout at the maximum is not longer than the timeout.
-      const at = parseSettings(
+      const at = parseSettingsAsAction(
         reader({ namespaces: 'x', timeout: maxDurationText, [input]: maxDurationText }),
       );
       expect(field[input](at)).toBe(2_147_483_000);
       for (const value of ['24d20h31m24s', '99999h', '9999999999999999999999d']) {
         let caught: unknown;
         try {
-          parseSettings(reader({ namespaces: 'x', [input]: value }));
+          parseSettingsAsAction(reader({ namespaces: 'x', [input]: value }));
         } catch (error) {
           caught = error;
         }
@@ -303,13 +377,13 @@ describe('the longest duration is the longest timer Node.js sets (2^31-1 ms)', (
   );
 
   test('stuck-after is an age compared with timestamps, not a timer: it has no maximum', () => {
-    expect(parseSettings(reader({ mode: 'scan', 'stuck-after': '99999h' })).stuckAfterMs).toBe(
+    expect(parseSettingsAsAction(reader({ mode: 'scan', 'stuck-after': '99999h' })).stuckAfterMs).toBe(
       99999 * 3_600_000,
     );
   });
 
   test('a duration that rounds to 0 ms is not positive', () => {
-    expect(() => parseSettings(reader({ mode: 'scan', 'request-timeout': '0.4ms' }))).toThrow(
+    expect(() => parseSettingsAsAction(reader({ mode: 'scan', 'request-timeout': '0.4ms' }))).toThrow(
       "input 'request-timeout' is '0.4ms', which is not a positive duration",
     );
   });

@@ -1,6 +1,8 @@
+import { gzipSync } from 'node:zlib';
 import {
   currentReleases,
   decodeRelease,
+  maxDecodedReleaseBytes,
   ReleaseDecodeError,
   type HelmRelease,
 } from '../../../src/helm/release-storage.js';
@@ -46,4 +48,69 @@ test('currentReleases keeps the highest revision and drops uninstalled ones', ()
   expect(currentReleases(revisions).map((r) => [r.name, r.revision, r.status])).toEqual([
     ['app', 3, 'pending-upgrade'],
   ]);
+});
+
+/** `secret.data.release` of a record: base64 of base64 of gzip of JSON, as Helm stores it. */
+function encoded(record: unknown, gzipped = gzipSync(Buffer.from(JSON.stringify(record)))): string {
+  return Buffer.from(gzipped.toString('base64')).toString('base64');
+}
+
+const valid = { name: 'web', namespace: 'pr-1', version: 1, info: { status: 'deployed' }, manifest: '' };
+
+test.each([
+  [
+    'a name with a line break and a workflow command',
+    { ...valid, name: 'x\n::add-mask::y' },
+    /release name is not one Helm allows/,
+  ],
+  ['a name that is a flag', { ...valid, name: '--dry-run' }, /release name is not one Helm allows/],
+  ['a name of 54 characters', { ...valid, name: 'a'.repeat(54) }, /release name is not one Helm allows/],
+  [
+    'another namespace',
+    { ...valid, namespace: 'kube-system' },
+    /names namespace kube-system, but its Secret is stored in namespace pr-1/,
+  ],
+  ['a manifest that is not text', { ...valid, manifest: 7 }, /its manifest is not text/],
+  [
+    'a manifest of a bare string',
+    { ...valid, manifest: 'just words' },
+    /document 1 of its manifest is not an object/,
+  ],
+  [
+    'a manifest object with no name',
+    { ...valid, manifest: 'apiVersion: v1\nkind: ConfigMap\n' },
+    /has no apiVersion, kind and metadata.name/,
+  ],
+  [
+    'a hook manifest that is not YAML',
+    { ...valid, hooks: [{ name: 'h', manifest: 'a: [' }] },
+    /hook manifest is not valid YAML/,
+  ],
+  ['hooks that are not a list', { ...valid, hooks: 'x' }, /its hooks are not a list/],
+])('a record with %s is refused, naming the Secret and why, never its fields', (_what, record, why) => {
+  const decode = () => decodeRelease(encoded(record), 'pr-1/sh.helm.release.v1.web.v1');
+  expect(decode).toThrow(ReleaseDecodeError);
+  expect(decode).toThrow(
+    /^release Secret pr-1\/sh\.helm\.release\.v1\.web\.v1 is not a valid Helm release: /,
+  );
+  expect(decode).toThrow(why);
+  expect(decode).not.toThrow(/add-mask/);
+});
+
+test('a valid record with a manifest of objects decodes', () => {
+  const manifest = '---\n# Source: x\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n';
+  expect(decodeRelease(encoded({ ...valid, manifest }), 'pr-1/sh.helm.release.v1.web.v1').name).toBe('web');
+});
+
+test('a gzip bomb is refused without inflating it all, and bad JSON is named without quoting it', () => {
+  // 40 MiB of zeros inflates past the 32 MiB bound; gzipped it is about 40 KiB.
+  const bomb = gzipSync(Buffer.alloc(maxDecodedReleaseBytes + 8 * 1024 * 1024));
+  expect(bomb.length).toBeLessThan(100 * 1024);
+  expect(() => decodeRelease(encoded(null, bomb), 'pr-1/s')).toThrow(
+    /^release Secret pr-1\/s could not be decoded: it inflates past 32 MiB \(a gzip bomb\?\)$/,
+  );
+  const notJson = encoded(null, gzipSync(Buffer.from('x\n::add-mask::y')));
+  expect(() => decodeRelease(notJson, 'pr-1/s')).toThrow(
+    /^release Secret pr-1\/s could not be decoded: it is not base64 of gzipped JSON$/,
+  );
 });

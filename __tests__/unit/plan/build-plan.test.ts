@@ -1,6 +1,7 @@
 import { buildPlan, type PlanInput } from '../../../src/plan/build-plan.js';
 import { OrderingCycleError } from '../../../src/plan/stages.js';
 import { recordedRelease } from '../support/fixtures.js';
+import { inFaceTerms } from '../../../src/report/face.js';
 
 const scope = (namespaces: string[]) => ({ namespaces, protectedMatched: [], unmatchedPatterns: [] });
 // What discovery says of the kinds in the recorded charts (the webhook rule names the plural).
@@ -109,9 +110,14 @@ test('uninstalling an operator whose CRD has instances outside the scope is refu
 
 test('deleting a namespace that holds a release the releases input does not list is refused', () => {
   const p = plan({ releaseRefs: [{ namespace: 'fixture-helm4', name: 'app' }] });
-  expect(p.refusals).toEqual([
+  expect(p.refusals.map((r) => inFaceTerms('action', r))).toEqual([
     "namespace fixture-helm4 is to be deleted but holds release fixture-helm4/operator, which 'releases' does not list; " +
-      "add it to 'releases', or set delete-namespaces: false",
+      "add it to 'releases', or set 'delete-namespaces: false'",
+  ]);
+  // The CLI names the flags (the words are data in the message, not a guess over its prose).
+  expect(p.refusals.map((r) => inFaceTerms('cli', r))).toEqual([
+    'namespace fixture-helm4 is to be deleted but holds release fixture-helm4/operator, which --releases does not list; ' +
+      'add it to --releases, or set --delete-namespaces false',
   ]);
   expect(
     plan({ releaseRefs: [{ namespace: 'fixture-helm4', name: 'app' }], deleteNamespaces: false }).refusals,
@@ -169,4 +175,125 @@ test('the kept-but-deleted-with-its-namespace warning is only for namespaced obj
   expect(p.warnings.filter((w) => w.includes('keeps'))).toEqual([
     expect.stringContaining('keeps ConfigMap fixture-helm4/kept-cm'),
   ]);
+});
+
+test('a release whose manifest names an object in a protected namespace is refused', () => {
+  const p = plan({
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      appWith('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: planted\n  namespace: kube-system\n'),
+    ],
+  });
+  expect(p.refusals).toEqual([
+    'release fixture-helm4/app has ConfigMap kube-system/planted in its manifest, in protected namespace kube-system ' +
+      '(a control-plane namespace): removing the release would delete it; kube-sweep never deletes objects there. ' +
+      'Remove the release by hand after moving that object out of its manifest',
+  ]);
+});
+
+test('a delete hook whose objects go to a protected namespace is refused; an install hook there is not run by uninstall', () => {
+  const app = recordedRelease('helm4-app.json');
+  const hook = (events: string[], manifest: string) => ({
+    name: 'cleanup',
+    kind: 'Job',
+    path: 'app/templates/cleanup.yaml',
+    manifest,
+    events,
+    deletePolicies: [],
+  });
+  const job = 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: cleanup\n  namespace: kube-system\n';
+  const p = plan({
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      { ...app, hooks: [hook(['pre-install'], job), hook(['pre-delete', 'post-delete'], job)] },
+    ],
+  });
+  expect(p.refusals).toEqual([
+    'release fixture-helm4/app has Job kube-system/cleanup in its pre-delete/post-delete hook app/templates/cleanup.yaml, ' +
+      'in protected namespace kube-system (a control-plane namespace): removing the release would delete it; ' +
+      'kube-sweep never deletes objects there. Remove the release by hand after moving that object out of its manifest',
+  ]);
+  const unreadable = plan({
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      { ...app, hooks: [hook(['post-delete'], 'a: [')] },
+    ],
+  });
+  expect(unreadable.refusals).toEqual([
+    expect.stringMatching(/delete hook \(app\/templates\/cleanup.yaml\) whose manifest does not parse/),
+  ]);
+  // The hook in the release's own namespace: no refusal.
+  const own = job.replace('kube-system', 'fixture-helm4');
+  expect(
+    plan({
+      foundReleases: [recordedRelease('helm4-operator.json'), { ...app, hooks: [hook(['pre-delete'], own)] }],
+    }).refusals,
+  ).toEqual([]);
+});
+
+test('a namespace labelled protected, or matched by protect, counts as protected; kept objects do not count', () => {
+  const p = plan({
+    scope: {
+      ...scope(['fixture-helm4']),
+      protection: { patterns: ['infra-*'], labelled: ['vault'] },
+    },
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      appWith(
+        'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: vault\n---\n' +
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: infra-db\n---\n' +
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n  namespace: infra-db\n' +
+          '  annotations:\n    helm.sh/resource-policy: keep\n',
+      ),
+    ],
+  });
+  expect(p.refusals.map((r) => inFaceTerms('action', r)).map((r) => r.slice(0, r.indexOf(':')))).toEqual([
+    'release fixture-helm4/app has Secret vault/s in its manifest, in protected namespace vault (labelled kube-sweep.io/protected=true)',
+    "release fixture-helm4/app has ConfigMap infra-db/c in its manifest, in protected namespace infra-db (input 'protect' matches it ('infra-*'))",
+  ]);
+});
+
+test('a cluster-scoped kind is not in a namespace, whatever its metadata says', () => {
+  const p = plan({
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      appWith(
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n  namespace: kube-system\n',
+      ),
+    ],
+    namespacedOf: (_group, kind) => kind !== 'ClusterRole',
+  });
+  expect(p.refusals).toEqual([]);
+});
+
+test('a release in a protected namespace, named by the releases input, is refused', () => {
+  const app = recordedRelease('helm4-app.json');
+  const p = plan({
+    scope: scope([]),
+    releaseRefs: [{ namespace: 'kube-tools', name: 'app' }],
+    foundReleases: [{ ...app, namespace: 'kube-tools' }],
+  });
+  expect(p.refusals[0]).toBe(
+    'release kube-tools/app is in protected namespace kube-tools (every kube-* namespace is protected): ' +
+      "kube-sweep never uninstalls releases there; take it out of 'releases'",
+  );
+});
+
+test('a release that renders a protected Namespace is refused, saying it is protected', () => {
+  const p = plan({
+    foundReleases: [
+      recordedRelease('helm4-operator.json'),
+      appWith('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kube-extra\n'),
+    ],
+  });
+  expect(p.refusals).toEqual([
+    'release fixture-helm4/app renders Namespace kube-extra, which is protected (every kube-* namespace is protected): ' +
+      'removing the release deletes that namespace and everything in it; kube-sweep never deletes it: annotate it ' +
+      'helm.sh/resource-policy: keep or remove the release by hand',
+  ]);
+});
+
+test("the scope's own refusals come first", () => {
+  const p = plan({ scopeRefusals: ['scope refused'] });
+  expect(p.refusals).toEqual(['scope refused']);
 });

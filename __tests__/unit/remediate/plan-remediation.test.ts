@@ -61,3 +61,23 @@ test('no findings, no actions', () => {
     }),
   ).toEqual({ actions: [], skipped: [] });
 });
+
+test('S10: a namespace the protect input or the label protects is never touched, even cluster-wide', () => {
+  expect.hasAssertions();
+  const { fixture, inventory, findings } = scenario('s10-orphan-in-missing-namespace');
+  const ns = fixture.names.namespace!;
+  const policy = {
+    forceRemoveFinalizers: ['example.com/cleanup'],
+    environmentNamespaces: new Set([ns]),
+    clusterWide: true,
+  };
+  for (const protection of [
+    { patterns: [ns], labelled: [] },
+    { patterns: [], labelled: [ns] },
+  ]) {
+    const plan = planRemediation(findings, inventory, { ...policy, protection });
+    expect(plan.actions).toEqual([]);
+    expect(plan.skipped.length).toBeGreaterThan(0);
+    expect(plan.skipped.every((s) => s.reason.includes(`namespace ${ns} is protected (`))).toBe(true);
+  }
+});

@@ -1,3 +1,4 @@
+import { inFaceTerms } from '../../../src/report/face.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,13 +177,23 @@ describe('reading a report file', () => {
 
   test('readBaseline names the input and the file when it cannot be used', () => {
     const dir = mkdtempSync(join(tmpdir(), 'baseline-'));
-    expect(() => readBaseline(join(dir, 'missing.json'))).toThrow(
-      /input 'baseline' is '.*missing.json', which cannot be read \(ENOENT\)/,
+    // Each face names the input in its own words.
+    const thrown = (file: string) => {
+      try {
+        readBaseline(join(dir, file));
+      } catch (error) {
+        const m = (error as Error).message;
+        return [inFaceTerms('action', m), inFaceTerms('cli', m)];
+      }
+      return [];
+    };
+    const missing = thrown('missing.json');
+    expect(missing[0]).toMatch(/input 'baseline' is '.*missing.json', which cannot be read \(ENOENT\)/);
+    expect(missing[1]).toMatch(
+      /^--baseline is '.*missing.json', which cannot be read .* the --report-path file/,
     );
     writeFileSync(join(dir, 'cut.json'), '{"schemaVersion": 1, "tool": "kube');
-    expect(() => readBaseline(join(dir, 'cut.json'))).toThrow(
-      /input 'baseline' is '.*cut.json': not complete JSON/,
-    );
+    expect(thrown('cut.json')[0]).toMatch(/input 'baseline' is '.*cut.json': not complete JSON/);
     const f = finding('X', cm('a', 'u'));
     writeFileSync(
       join(dir, 'ok.json'),

@@ -1,4 +1,4 @@
-import { codeSpan, escapeMarkdown } from '../../../src/report/escape.js';
+import { codeBlock, codeSpan, escapeMarkdown } from '../../../src/report/escape.js';
 
 test.each([
   ['<script>alert(1)</script>', '&lt;script&gt;alert\\(1\\)&lt;/script&gt;'],
@@ -15,4 +15,14 @@ test('codeSpan keeps backticks and tags inert', () => {
   expect(codeSpan('a`b')).toBe('`` a`b ``');
   expect(codeSpan('<img src=x>')).toBe('`&lt;img src=x>`');
   expect(codeSpan('a|b')).toBe('`a\\|b`');
+});
+
+test('a code block shows every command exactly: its fence is longer than any backtick run in it', () => {
+  const lines = [
+    "kubectl get clusterrolebindings.rbac.authorization.k8s.io 'a```b' -o yaml",
+    'kubectl get x',
+  ];
+  const block = codeBlock('sh', lines);
+  expect(block).toEqual(['````sh', ...lines, '````']);
+  expect(codeBlock('sh', ['kubectl get x'])).toEqual(['```sh', 'kubectl get x', '```']);
 });

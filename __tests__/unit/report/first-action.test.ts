@@ -18,6 +18,12 @@ import {
   withInventory,
   withStatefulSet,
 } from '../rules/support/recorded-fixture.js';
+import {
+  fullJobQuota,
+  held,
+  policyParamMissing,
+  recordStoredElsewhere,
+} from '../rules/support/round3-variants.js';
 
 /** Runs every rule over fixture `name`, changed by `change`. */
 function findingsOf(name: string, change: (d: InventoryData) => InventoryData = (d) => d): Finding[] {
@@ -79,9 +85,67 @@ const variants: Finding[] = [
       ],
     },
   })),
+  // A namespace DELETE of the run that an admission policy refused.
+  ...runRules(
+    loadRecordedFixture('s01-stale-apiservice').inventory,
+    replayContext(loadRecordedFixture('s01-stale-apiservice').fixture, {
+      refusals: [
+        {
+          step: 'delete-namespace',
+          request: `DELETE /api/v1/namespaces/${namespaceOf('s01-stale-apiservice')}`,
+          object: { apiVersion: 'v1', kind: 'Namespace', name: namespaceOf('s01-stale-apiservice') },
+          status: 422,
+          reason: 'Invalid',
+          message: "ValidatingAdmissionPolicy 'keep' with binding 'keep' denied request: kept",
+        },
+      ],
+    }),
+  ),
 ];
 
-const all = [...recorded, ...variants];
+// The round-3 rules on S12's snapshot: a binding whose param is missing, a full Job quota, a Helm
+// record stored elsewhere (for when their own recorded fixtures are absent).
+const round3: Finding[] = [
+  ...findingsOf('s12-pvc-protection-blocked', (d) => policyParamMissing(d)),
+  ...findingsOf('s12-pvc-protection-blocked', (d) => fullJobQuota(d, 'default', { hard: 2, jobs: 2 })),
+  ...findingsOf('s12-pvc-protection-blocked', (d) => recordStoredElsewhere(d, 'kube-public', 'pr-7')),
+  // Catalogued finalizers in a Terminating namespace (the controller cannot come back in place).
+  ...findingsOf('s12-pvc-protection-blocked', (d) =>
+    held(
+      d,
+      ['velero.io/data-upload-download-finalizer', 'resources-finalizer.argocd.argoproj.io'].map(
+        (finalizer) => ({
+          apiVersion: 'example.io/v1',
+          kind: 'Thing',
+          resource: 'things',
+          ns: namespaceOf('s12-pvc-protection-blocked'),
+          name: finalizer.split('/')[0]!.replace(/\./g, '-'),
+          finalizer,
+          status: { phase: 'InProgress' },
+        }),
+      ),
+    ),
+  ),
+];
+
+// A release Secret whose record was refused (plan, dry run and teardown decode them).
+const refusedRecord = (() => {
+  const { fixture, inventory } = loadRecordedFixture('s15-helm-pending-install');
+  return runRules(
+    inventory,
+    replayContext(fixture, {
+      invalidReleaseRecords: [
+        {
+          namespace: 'pr-1',
+          secret: 'sh.helm.release.v1.x.v1',
+          reason: 'release Secret pr-1/x is not valid',
+        },
+      ],
+    }),
+  );
+})();
+
+const all = [...recorded, ...variants, ...round3, ...refusedRecord];
 
 /** Verbs a first action may start with: each says what to do. */
 const imperative =

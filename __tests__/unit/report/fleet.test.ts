@@ -1,3 +1,4 @@
+import { inFaceTerms } from '../../../src/report/face.js';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,8 +131,12 @@ describe('readReportFiles', () => {
 
   test('globs that match nothing are an error naming the input', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-'));
-    await expect(readReportFiles(['reports/*.json'], dir)).rejects.toThrow(
+    const error = await readReportFiles(['reports/*.json'], dir).catch((e: Error) => e);
+    expect(inFaceTerms('action', (error as Error).message)).toMatch(
       /input 'reports' \(reports\/\*\.json\) matches no file/,
+    );
+    expect(inFaceTerms('cli', (error as Error).message)).toMatch(
+      /^--reports \(reports\/\*\.json\) matches no file/,
     );
   });
 });

@@ -1,6 +1,7 @@
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import type { Report } from '../../../src/report/report.js';
 import type { Finding } from '../../../src/rules/findings.js';
+import { inputRef, Inputs, inputWord } from '../../../src/config/inputs.js';
 
 const finding: Finding = {
   key: 'StuckFinalizer:x',
@@ -35,7 +36,7 @@ const teardown: Report = {
     namespaces: [namespace('pr-1', 'stuck'), namespace('pr-2', 'not-waited')],
     hookLeftovers: [],
     errors: [
-      "namespace pr-2: still Terminating when the overall timeout ran out after 5 s (raise 'timeout')",
+      `namespace pr-2: still Terminating when the overall timeout ran out after 5 s (raise ${inputRef(Inputs.timeout)})`,
     ],
     durationMs: 0,
     timedOut: true,
@@ -50,7 +51,7 @@ const teardown: Report = {
   findings: [finding],
   failing: [finding.key],
   suppressed: [{ entry: '{"code":"HelmLeftover"}', count: 2 }],
-  warnings: ["input 'force-remove-finalizers' names example.com/x, which no finding holds"],
+  warnings: [`${inputWord(Inputs.forceRemoveFinalizers)} names example.com/x, which no finding holds`],
 };
 
 const error: Report = {
@@ -60,7 +61,7 @@ const error: Report = {
   verdict: 'error',
   cluster: { server: '', version: '', context: '' },
   warnings: [],
-  error: "input 'kubeconfig': no such file '/nope'; give a path to a kubeconfig file",
+  error: `${inputWord(Inputs.kubeconfig)}: no such file '/nope'; give a path to a kubeconfig file`,
 };
 
 test("the CLI's markdown names flags and the command, where the action's names inputs and the mode", () => {
@@ -95,4 +96,26 @@ test("the CLI's markdown names flags and the command, where the action's names i
   ])
     expect(action).toContain(words);
   expect(action).not.toMatch(/--[a-z]/);
+});
+
+test('for the PR comment and check run (hideServer), the API server and context are left out, also from an error', () => {
+  const failed: Report = {
+    ...teardown,
+    cluster: { server: 'https://10.0.0.7:6443', version: 'v1.37.2', context: 'prod-admin' },
+    error: 'could not reach https://10.0.0.7:6443: connect ECONNREFUSED',
+  };
+  const summary = renderMarkdown(failed);
+  expect(summary).toContain('Cluster `https://10.0.0.7:6443` (Kubernetes v1.37.2, context `prod-admin`)');
+  for (const face of ['action', 'cli'] as const) {
+    const published = renderMarkdown(failed, face, { hideServer: true });
+    expect(published).not.toContain('10.0.0.7');
+    expect(published).not.toContain('prod-admin');
+    expect(published).toContain('(the API server and context are not published here: ');
+  }
+  expect(renderMarkdown(failed, 'action', { hideServer: true })).toContain(
+    'not published here: publish-server)',
+  );
+  expect(renderMarkdown(failed, 'cli', { hideServer: true })).toContain(
+    'not published here: --publish-server)',
+  );
 });

@@ -39,7 +39,7 @@ const withObjects = (extra: ObjectMetadata[]) => (d: InventoryData) => ({
   objects: [...d.objects, ...extra],
 });
 
-test('S17: a kept ConfigMap of a gone release is HelmLeftover (kept); the delete comes last, after its warning', () => {
+test('S17: a kept ConfigMap of a gone release is HelmLeftover (kept), information: the user asked Helm to keep it; the delete comes last, after its warning', () => {
   const { fixture, inventory } = loadRecordedFixture('s17-helm-kept');
   const { namespace: ns } = fixture.names;
   const findings = rule.check(inventory, replayContext(fixture));
@@ -47,7 +47,7 @@ test('S17: a kept ConfigMap of a gone release is HelmLeftover (kept); the delete
   const [f] = findings;
   expect(f).toMatchObject({
     code: 'HelmLeftover',
-    severity: 'warning',
+    severity: 'info',
     scope: 'environment',
     object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'state' },
   });
@@ -61,7 +61,7 @@ test('S17: a kept ConfigMap of a gone release is HelmLeftover (kept); the delete
   expect(f!.remediation.commands).toEqual([
     `kubectl get configmaps state -n ${ns} -o yaml`,
     expect.stringMatching(/^# or, to let another release adopt it: .*--take-ownership/),
-    `kubectl annotate configmaps state -n ${ns} --overwrite meta.helm.sh/release-name=<release> meta.helm.sh/release-namespace=<release-namespace>`,
+    `kubectl annotate configmaps state -n ${ns} --overwrite 'meta.helm.sh/release-name=<release>' 'meta.helm.sh/release-namespace=<release-namespace>'`,
     expect.stringMatching(/^# WARNING: it was kept on purpose/),
     `kubectl delete configmaps state -n ${ns}`,
   ]);

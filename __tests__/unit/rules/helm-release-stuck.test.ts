@@ -48,10 +48,10 @@ test('S15: a killed install is HelmReleaseStuck pending-install, with uninstall 
     'Helm keeps no lock or heartbeat in the cluster: whether a helm client still works on this release cannot be told from the snapshot',
   ]);
   expect(f!.remediation.commands).toEqual([
-    `helm history slow -n ${ns}`,
+    `helm history -n ${ns} -- slow`,
     `kubectl get secrets -n ${ns} -l owner=helm,name=slow --show-labels`,
     expect.stringMatching(/^# once no helm client works on it any more/),
-    `helm uninstall slow -n ${ns}`,
+    `helm uninstall -n ${ns} -- slow`,
   ]);
   expect(rule.check(inventory, replayContext(fixture, { environmentNamespaces: new Set() }))[0]!.scope).toBe(
     'cluster',
@@ -93,7 +93,7 @@ test('a pending upgrade offers a rollback to the last deployed revision', () => 
   );
   expect(f!.remediation.commands.slice(-2)).toEqual([
     '# or, to keep the release, roll back to the last deployed revision 1:',
-    `helm rollback slow 1 -n ${ns}`,
+    `helm rollback -n ${ns} -- slow 1`,
   ]);
 });
 
@@ -127,15 +127,15 @@ test('S16: uninstalling names the hook Job, what remains, and --no-hooks last af
     `1 object annotated with this release remain: configmaps ${ns}/cfg`,
   ]);
   expect(f!.remediation.commands).toEqual([
-    `helm history hooked -n ${ns}`,
+    `helm history -n ${ns} -- hooked`,
     `kubectl get secrets -n ${ns} -l owner=helm,name=hooked --show-labels`,
     `kubectl get jobs.batch cleanup -n ${ns} -o yaml`,
     '# fix what the hook waits for, or delete the hook object so that it is created afresh:',
     `kubectl delete jobs.batch cleanup -n ${ns}`,
     '# then run the uninstall again:',
-    `helm uninstall hooked -n ${ns}`,
+    `helm uninstall -n ${ns} -- hooked`,
     expect.stringMatching(/^# WARNING: --no-hooks skips the pre-delete and post-delete hooks/),
-    `helm uninstall hooked -n ${ns} --no-hooks`,
+    `helm uninstall -n ${ns} --no-hooks -- hooked`,
   ]);
 });
 

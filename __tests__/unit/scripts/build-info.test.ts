@@ -4,10 +4,10 @@
  * top of it, and check-dist's mask ignores the stamp either way.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildInfo, maskCommit, stamp } from '../../../scripts/build-info.mjs';
+import { buildInfo, maskCommit, restamp, stamp } from '../../../scripts/build-info.mjs';
 import { versionLine } from '../../../src/cli/version.js';
 
 const roots: string[] = [];
@@ -67,4 +67,34 @@ test('check-dist masks the stamp: one source bundled clean, dirty or at another 
   expect(at(`${a}+dirty`)).toBe(at(b));
   expect(at(`${a}-dirty`)).toBe(at(b)); // as bundles stamped before +dirty read
   expect(at('unknown')).not.toBe(at(a));
+});
+
+test('restamp replaces the stamp of a bundle, whatever commit it named; a bundle with none is left as it is', () => {
+  const head = 'a'.repeat(40);
+  for (const old of [`${'b'.repeat(40)}+dirty`, 'b'.repeat(40), 'unknown'])
+    expect(
+      restamp(`x;const s={version:"0.0.9",commit:"${old}"};y`, { version: '1.0.0', commit: head }),
+    ).toEqual({
+      code: `x;const s={version:"1.0.0",commit:"${head}"};y`,
+      count: 1,
+    });
+  expect(restamp('no stamp here @@KUBE_SWEEP_COMMIT@@', { version: '1', commit: head }).count).toBe(0);
+});
+
+test('the committed dist/cli carries exactly one stamp, a commit (not unknown, not the placeholders)', () => {
+  const cli = join(process.cwd(), 'dist/cli');
+  const stamps = readdirSync(cli)
+    .filter((f) => f.endsWith('.js'))
+    .flatMap((f) => [
+      ...readFileSync(join(cli, f), 'utf8').matchAll(/\{version:"([^"]*)",commit:"([^"]*)"\}/g),
+    ]);
+  expect(stamps.map((m) => [m[1], m[2]])).toEqual([
+    [
+      JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')).version,
+      expect.stringMatching(/^[0-9a-f]{40}(\+dirty)?$/),
+    ],
+  ]);
+  expect(readdirSync(cli).some((f) => readFileSync(join(cli, f), 'utf8').includes('@@KUBE_SWEEP_'))).toBe(
+    false,
+  );
 });

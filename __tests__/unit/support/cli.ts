@@ -1,6 +1,6 @@
 import { main } from '../../../src/cli/index.js';
 
-/** Runs the CLI in-process: its exit code and what it wrote to stdout and stderr. */
+/** Runs the CLI's main in this process: its exit code and what it wrote on stdout and stderr. */
 export async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';

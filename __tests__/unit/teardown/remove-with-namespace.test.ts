@@ -6,32 +6,12 @@ import {
   removalWithNamespaces,
   uninstallBatches,
 } from '../../../src/teardown/remove-with-namespace.js';
-import type { ObjectMetadata, ServedResource } from '../../../src/inventory/types.js';
+import type { ObjectMetadata } from '../../../src/inventory/types.js';
 import { contentCollections } from '../../../src/teardown/namespace-content.js';
 import { recordedRelease } from '../support/fixtures.js';
+import { helm4Resources, served } from '../support/served-resources.js';
 
-const served = (group: string, version: string, resource: string, kind: string, namespaced: boolean) =>
-  ({
-    group,
-    version,
-    resource,
-    kind,
-    namespaced,
-    verbs: ['list', 'delete', 'deletecollection'],
-  }) as ServedResource;
-const resources = resourceIndex([
-  served('', 'v1', 'configmaps', 'ConfigMap', true),
-  served('apps', 'v1', 'deployments', 'Deployment', true),
-  served('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
-  served(
-    'admissionregistration.k8s.io',
-    'v1',
-    'validatingwebhookconfigurations',
-    'ValidatingWebhookConfiguration',
-    false,
-  ),
-  served('fixture4.kube-sweep.test', 'v1', 'widgets', 'Widget', true),
-]);
+const resources = helm4Resources;
 const operator = recordedRelease('helm4-operator.json'); // fixture-helm4: CRD, Deployment, webhook configuration
 const app = recordedRelease('helm4-app.json'); // fixture-helm4: ConfigMap, two Widgets
 const withHook = (r: HelmRelease, events: string[]): HelmRelease => ({
@@ -213,4 +193,27 @@ test('any helm.sh/resource-policy value keeps an object out of the direct delete
     new Set(['fixture-helm4']),
   );
   expect(removal.ok && removal.direct.map((o) => o.name)).toEqual(['plain']);
+});
+
+test('an object of the manifest in a protected namespace is never deleted by kube-sweep: the release is left to Helm', () => {
+  const planted = {
+    ...app,
+    manifest: `${app.manifest}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: planted\n  namespace: vault\n`,
+  };
+  const deletedNow = new Set(['fixture-helm4']);
+  expect(removalWithNamespaces(releaseFacts(planted), resources, deletedNow)).toMatchObject({ ok: true });
+  expect(
+    removalWithNamespaces(releaseFacts(planted), resources, deletedNow, {
+      patterns: [],
+      labelled: ['vault'],
+    }),
+  ).toEqual({ ok: false, reason: 'its ConfigMap vault/planted is in a protected namespace' });
+  const kubePlanted = {
+    ...planted,
+    manifest: planted.manifest.replace('namespace: vault', 'namespace: kube-x'),
+  };
+  expect(removalWithNamespaces(releaseFacts(kubePlanted), resources, deletedNow)).toEqual({
+    ok: false,
+    reason: 'its ConfigMap kube-x/planted is in a protected namespace',
+  });
 });

@@ -1,9 +1,10 @@
 import type { Report } from '../report.js';
 import { createCheckRun } from './check-run.js';
 import { readGitHubContext, type GitHubContext } from './context.js';
-import { createOctokit, type Octokit } from './octokit.js';
+import { createOctokit, GitHubNetworkError, type Octokit } from './octokit.js';
 import { commentBody, commentMarker, upsertComment } from './pr-comment.js';
 import type { GitHubPublications, Publication } from './publications.js';
+import { byFace, inputEmpty, Inputs } from '../../config/inputs.js';
 
 /** What to publish (inputs pr-comment, check-run, github-token). */
 export interface PublishSettings {
@@ -11,6 +12,29 @@ export interface PublishSettings {
   readonly checkRun: boolean;
   /** A token for the REST API; '' when none was given. */
   readonly token: string;
+  /**
+   * Input publish-server: name the API server URL and kubeconfig context in the PR comment and
+   * check run (default false: text posted through the API is not masked, and on a public
+   * repository it is public). The job summary and the report always name them.
+   */
+  readonly publishServer?: boolean;
+  /**
+   * ms one GitHub request may take (input `request-timeout`; default 30 s); the whole
+   * publication gets `publicationBudget` of it.
+   */
+  readonly requestTimeoutMs?: number;
+}
+
+/** ms one GitHub request may take when `requestTimeoutMs` is not given. */
+export const defaultGitHubRequestTimeoutMs = 30_000;
+
+/**
+ * Pure: the budget in ms of one publication (the comment and the check run together, pages
+ * and annotation batches included): four request timeouts. A GitHub that accepts connections
+ * and never answers then costs at most that, not undici's 5 minutes per request.
+ */
+export function publicationBudget(requestTimeoutMs: number): number {
+  return 4 * requestTimeoutMs;
 }
 
 /** What publishing touches besides GitHub: the runner's variables, the log, masking. */
@@ -20,6 +44,8 @@ export interface PublishPorts {
   readonly notice: (line: string) => void;
   readonly warning: (line: string) => void;
   readonly setSecret: (value: string) => void;
+  /** Aborted when the run is cancelled (SIGINT/SIGTERM): the publication stops like at the end of its budget. */
+  readonly signal?: AbortSignal;
 }
 
 /** The permission a GITHUB_TOKEN needs for each publication (workflow `permissions:`). */
@@ -31,9 +57,12 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-/** The error's status and first line, with the token removed should it appear anywhere. */
+/**
+ * The error's status and first line, with the token removed should it appear anywhere. A
+ * request that got no answer has no status (createOctokit says what happened instead).
+ */
 function describe(error: unknown, token: string): string {
-  const status = statusOf(error);
+  const status = error instanceof GitHubNetworkError ? undefined : statusOf(error);
   const message = String((error as Error)?.message ?? error).split('\n')[0]!;
   const text = status !== undefined && !message.includes(String(status)) ? `${status} ${message}` : message;
   return token ? text.split(token).join('***') : text;
@@ -55,16 +84,27 @@ export async function publishToGitHub(
   const wanted = (['prComment', 'checkRun'] as const).filter((k) => settings[k]);
   if (wanted.length === 0) return {};
   if (settings.token) ports.setSecret(settings.token);
+  const requestMs = settings.requestTimeoutMs ?? defaultGitHubRequestTimeoutMs;
+  const budgetMs = publicationBudget(requestMs);
   let ctx: GitHubContext;
   let octokit: Octokit;
   try {
     if (!settings.token) {
       throw new Error(
-        "no token: input 'github-token' is empty (its default is ${{ github.token }}; the CLI reads GITHUB_TOKEN)",
+        `no token: ${inputEmpty(Inputs.githubToken)} (${byFace('its default is ${{ github.token }}', 'or set GITHUB_TOKEN')})`,
       );
     }
     ctx = readGitHubContext(ports.env);
-    octokit = createOctokit(settings.token, ctx.apiUrl);
+    ports.info(
+      `publishing to GitHub (${ctx.apiUrl}): each request at most ${requestMs / 1000} s, all of it at most ${budgetMs / 1000} s`,
+    );
+    octokit = createOctokit(settings.token, ctx.apiUrl, {
+      requestMs,
+      budgetMs,
+      budget: ports.signal
+        ? AbortSignal.any([AbortSignal.timeout(budgetMs), ports.signal])
+        : AbortSignal.timeout(budgetMs),
+    });
   } catch (error) {
     const message = describe(error, settings.token);
     ports.warning(`could not publish to GitHub: ${message}`);

@@ -3,6 +3,8 @@
  * reached from the tests): the exact requests for the sticky comment and the check run,
  * pagination, 403 and other errors, and the token kept out of the logs.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Finding } from '../../../../src/rules/findings.js';
 import { commentMarker } from '../../../../src/report/github/pr-comment.js';
 import { publishToGitHub, type PublishPorts } from '../../../../src/report/github/publish.js';
@@ -216,8 +218,121 @@ test('an unreachable API is a failed publication, not an exception', async () =>
     setSecret: () => {},
   });
   expect(result.checkRun).toMatchObject({ status: 'failed' });
-  expect(log).toEqual([
-    expect.stringMatching(/^warning: could not write the check run: .*(fetch failed|ECONNREFUSED)/),
+  // What happened, not Octokit's placeholder status 500 (GitHub never answered).
+  expect(result.checkRun!.message).toBe(
+    `POST /repos/acme/shop/check-runs: no answer from GitHub (ECONNREFUSED: connect ECONNREFUSED ${new URL(closed.url).host})`,
+  );
+  expect(log.filter((l) => l.startsWith('warning: '))).toEqual([
+    `warning: could not write the check run: ${result.checkRun!.message} (the sweep's verdict is unchanged)`,
   ]);
   expect(log.join('\n')).not.toContain(token);
+});
+
+/** A loopback server that accepts every connection and reads the request, then never answers. */
+async function silentServer(): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req) => requests.push(`${req.method} ${req.url}`));
+  server.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+test('a GitHub that accepts and never answers: each request times out, logged, and the publication ends', async () => {
+  const silent = await silentServer();
+  const log: string[] = [];
+  try {
+    const result = await publishToGitHub(
+      { prComment: true, checkRun: true, token, requestTimeoutMs: 700 },
+      report(0),
+      '## x',
+      {
+        env: pr(silent.url),
+        info: (l) => log.push(`info: ${l}`),
+        notice: (l) => log.push(`notice: ${l}`),
+        warning: (l) => log.push(`warning: ${l}`),
+        setSecret: () => {},
+      },
+    );
+    expect(silent.requests).toEqual([`GET ${commentsPath}?per_page=100`, 'POST /repos/acme/shop/check-runs']);
+    expect(result).toEqual({
+      prComment: {
+        status: 'failed',
+        message: `GET ${commentsPath}: no answer from GitHub within 0.7 s (the request timeout; request-timeout sets it)`,
+      },
+      checkRun: {
+        status: 'failed',
+        message:
+          'POST /repos/acme/shop/check-runs: no answer from GitHub within 0.7 s (the request timeout; request-timeout sets it)',
+      },
+    });
+    expect(log[0]).toBe(
+      `info: publishing to GitHub (${silent.url}): each request at most 0.7 s, all of it at most 2.8 s`,
+    );
+    expect(log.filter((l) => l.startsWith('warning: '))).toHaveLength(2);
+  } finally {
+    await silent.close();
+  }
+});
+
+test('a GitHub that answers every page slowly and without end: the publication budget cuts it', async () => {
+  const pages: number[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let base = '';
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const page = Number(url.searchParams.get('page') ?? '1');
+    pages.push(page);
+    url.searchParams.set('page', String(page + 1));
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        link: `<${base}${url.pathname}${url.search}>; rel="next"`,
+      });
+      res.end('[]');
+    }, 250);
+    timers.add(timer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const log: string[] = [];
+  try {
+    const result = await publishToGitHub(
+      { prComment: true, checkRun: false, token, requestTimeoutMs: 400 },
+      report(0),
+      '## x',
+      {
+        env: pr(base),
+        info: (l) => log.push(`info: ${l}`),
+        notice: (l) => log.push(`notice: ${l}`),
+        warning: (l) => log.push(`warning: ${l}`),
+        setSecret: () => {},
+      },
+    );
+    expect(result.prComment).toEqual({
+      status: 'failed',
+      message: expect.stringMatching(
+        /^GET \S+: not answered within the publication budget of 1\.6 s \(cut short\)$/,
+      ),
+    });
+    // Each page came within the request timeout; the budget (4 × 400 ms) stopped the walk.
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+    expect(pages.length).toBeLessThanOrEqual(7);
+    expect(log).toContainEqual(
+      expect.stringMatching(/^warning: could not write the pull request comment: GET .*publication budget/),
+    );
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

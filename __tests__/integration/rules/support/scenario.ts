@@ -304,6 +304,16 @@ export function cutSnapshot(inventory: Inventory, selection: RecordSelection): I
     coverage: inventory.coverage.filter(
       (g) => !dropped.has(resourceGroup(g.resource)) && !dropped.has(groupOfGv(g.resource)),
     ),
+    ...(inventory.helmRecords
+      ? { helmRecords: inventory.helmRecords.filter((r) => namespaces.has(r.storage.namespace)) }
+      : {}),
+    ...(inventory.heldBodies
+      ? {
+          heldBodies: inventory.heldBodies.filter((b) =>
+            b.namespace !== undefined ? namespaces.has(b.namespace) : true,
+          ),
+        }
+      : {}),
     stats: inventory.stats,
   };
 }

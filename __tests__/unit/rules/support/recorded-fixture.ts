@@ -2,7 +2,7 @@
  * Inventory fixtures recorded from the real control plane by the scenario tests in
  * __tests__/integration/rules (RECORD_FIXTURES=1), and the rule context to replay them with.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RuleContext } from '../../../../src/rules/rule.js';
@@ -52,22 +52,15 @@ export function replayContext(fixture: RecordedFixture, overrides: Partial<RuleC
   };
 }
 
-/** The recorded scenarios, by fixture file name. */
-export const recordedScenarios = [
-  's01-stale-apiservice',
-  's02-operator-gone-finalizer',
-  's03-operator-in-deleted-namespace',
-  's04-webhook-backend-missing',
-  's05-mutating-webhook-leftover',
-  's06-crd-stuck',
-  's10-orphan-in-missing-namespace',
-  's11-pod-stuck-terminating',
-  's12-pvc-protection-blocked',
-  's13-released-persistent-volume',
-  's14-owner-reference',
-  'foreground-deletion',
-  'conversion-webhook-namespace',
-] as const;
+/**
+ * Every recorded fixture, by file name (without `.json`): read from the folder, so that a
+ * fixture added later is covered by the registry invariants too (a hand-kept list stopped at
+ * S14 and left S15–S23 unchecked).
+ */
+export const recordedScenarios: readonly string[] = readdirSync(recordedFixturesDir)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.replace(/\.json$/, ''))
+  .sort();
 
 /** A variant of a recorded snapshot: `change` returns the changed data, the indexes are rebuilt. */
 export function withInventory(

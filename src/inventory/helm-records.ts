@@ -1,0 +1,137 @@
+/**
+ * Helm release records whose release may live in another namespace than the record (S28). Helm
+ * stores a release in its own namespace, but a GitOps Helm controller (Flux helm-controller's
+ * `spec.storageNamespace`, which defaults to the HelmRelease's namespace) stores it elsewhere;
+ * the namespace the release was installed into is only inside the record's body. The snapshot
+ * lists Secrets and ConfigMaps as metadata, so the body of a record is read only where needed:
+ * the current revision of each release record (Secrets of type helm.sh/release.v1 and, for the
+ * configmap driver, ConfigMaps, both named `sh.helm.release.v1.<release>.v<revision>` and
+ * labelled `owner=helm`) for which no listed object carries the annotations
+ * `meta.helm.sh/release-name: <release>` and `meta.helm.sh/release-namespace: <record's
+ * namespace>`. A healthy release stored with its objects costs no request.
+ */
+import pLimit from 'p-limit';
+import type { ApiClient } from '../cluster/api-client.js';
+import { KubernetesApiError } from '../cluster/errors.js';
+import { decodeRelease, ReleaseDecodeError } from '../helm/release-storage.js';
+import type { CoverageGap, ObjectMetadata } from './types.js';
+
+/** Prefix of the name of every Helm 3/4 release record. */
+const recordPrefix = 'sh.helm.release.v1.';
+
+/** One release record whose body was read: where it is stored and which release it describes. */
+export interface StoredReleaseRecord {
+  /** The record object: a Secret or a ConfigMap. */
+  readonly storage: {
+    readonly kind: 'Secret' | 'ConfigMap';
+    readonly namespace: string;
+    readonly name: string;
+    readonly uid: string;
+  };
+  /** The release as the record describes it: its name and the namespace it was installed into. */
+  readonly release: { readonly namespace: string; readonly name: string };
+  readonly revision: number;
+  readonly status: string;
+}
+
+/** A record whose body is read, from the metadata snapshot. */
+interface Candidate {
+  readonly o: ObjectMetadata;
+  readonly release: string;
+  readonly revision: number;
+}
+
+const isRecord = (o: ObjectMetadata) =>
+  o.apiVersion === 'v1' &&
+  (o.resource === 'secrets' || o.resource === 'configmaps') &&
+  o.namespace !== undefined &&
+  o.labels?.owner === 'helm' &&
+  o.name.startsWith(recordPrefix);
+
+/**
+ * Pure: the current revision (highest `version` label) of each release record — per storage
+ * kind, namespace and `name` label — for which no listed object carries the release annotations
+ * of that name and the record's namespace.
+ */
+export function recordsToRead(objects: readonly ObjectMetadata[]): ObjectMetadata[] {
+  const annotated = new Set<string>();
+  const current = new Map<string, Candidate>();
+  for (const o of objects) {
+    const name = o.annotations?.['meta.helm.sh/release-name'];
+    const ns = o.annotations?.['meta.helm.sh/release-namespace'];
+    if (name && ns) annotated.add(`${ns}/${name}`);
+    if (!isRecord(o)) continue;
+    const release = o.labels?.name ?? '';
+    const revision = Number(o.labels?.version);
+    if (!release || !Number.isInteger(revision)) continue;
+    const key = `${o.resource}/${o.namespace}/${release}`;
+    const seen = current.get(key);
+    if (!seen || revision > seen.revision) current.set(key, { o, release, revision });
+  }
+  return [...current.values()]
+    .filter((c) => !annotated.has(`${c.o.namespace}/${c.release}`))
+    .map((c) => c.o)
+    .sort((a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name));
+}
+
+function gap(o: ObjectMetadata, message: string, forbidden: boolean): CoverageGap {
+  return {
+    resource: `${o.resource}/v1 (Helm release record ${o.namespace ?? ''}/${o.name})`,
+    reason: forbidden ? 'forbidden' : 'failed',
+    message,
+    ...(forbidden ? { hint: `apiGroups: [""], resources: ["${o.resource}"], verbs: ["get"]` } : {}),
+  };
+}
+
+/**
+ * Reads the body of each record of `recordsToRead`, `concurrency` at a time, and keeps only which
+ * release it describes (name, namespace, revision, status); the body is dropped. A record gone
+ * meanwhile (404) is skipped; one that is forbidden, fails or does not decode becomes a coverage
+ * gap naming it.
+ */
+export async function readReleaseRecords(
+  api: ApiClient,
+  objects: readonly ObjectMetadata[],
+  concurrency: number,
+): Promise<{ records: StoredReleaseRecord[]; coverage: CoverageGap[] }> {
+  const limit = pLimit(concurrency);
+  const records: StoredReleaseRecord[] = [];
+  const coverage: CoverageGap[] = [];
+  await Promise.all(
+    recordsToRead(objects).map((o) =>
+      limit(async () => {
+        const path = `/api/v1/namespaces/${encodeURIComponent(o.namespace!)}/${o.resource}/${encodeURIComponent(o.name)}`;
+        try {
+          const body = await api.request<{ data?: { release?: string } }>({ path });
+          const value = body.data?.release;
+          if (!value) return;
+          // A ConfigMap holds the Helm encoding as text; a Secret adds Kubernetes' base64 on top.
+          const encoded = o.resource === 'secrets' ? value : Buffer.from(value, 'utf8').toString('base64');
+          const release = decodeRelease(encoded, `${o.namespace}/${o.name}`);
+          records.push({
+            storage: {
+              kind: o.resource === 'secrets' ? 'Secret' : 'ConfigMap',
+              namespace: o.namespace!,
+              name: o.name,
+              uid: o.uid,
+            },
+            release: { namespace: release.namespace, name: release.name },
+            revision: release.revision,
+            status: release.status,
+          });
+        } catch (error) {
+          if (error instanceof KubernetesApiError && error.status === 404) return;
+          if (error instanceof ReleaseDecodeError) coverage.push(gap(o, error.message, false));
+          else if (error instanceof KubernetesApiError)
+            coverage.push(gap(o, error.apiMessage || `HTTP ${error.status}`, error.status === 403));
+          else throw error;
+        }
+      }),
+    ),
+  );
+  records.sort(
+    (a, b) =>
+      a.storage.namespace.localeCompare(b.storage.namespace) || a.storage.name.localeCompare(b.storage.name),
+  );
+  return { records, coverage };
+}
