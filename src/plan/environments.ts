@@ -148,14 +148,12 @@ function rfc3339Time(text: string): number {
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : NaN;
 }
 
-/** Pure: `1d 3h`-style age. */
+/** Pure: `1d 3h`-style age (`2h 5m`, `12m`, `40s` under a minute). */
 export function ageText(ms: number): string {
   const h = Math.floor(ms / 3600e3);
-  return h >= 24
-    ? `${Math.floor(h / 24)}d ${h % 24}h`
-    : h >= 1
-      ? `${h}h ${Math.floor((ms % 3600e3) / 60e3)}m`
-      : `${Math.max(0, Math.floor(ms / 60e3))}m`;
+  if (h >= 24) return `${Math.floor(h / 24)}d ${h % 24}h`;
+  if (h >= 1) return `${h}h ${Math.floor((ms % 3600e3) / 60e3)}m`;
+  return ms >= 60e3 ? `${Math.floor(ms / 60e3)}m` : `${Math.max(0, Math.floor(ms / 1000))}s`;
 }
 
 /** Pure: whether every namespace is past its deadline (annotation, else creation + older-than). */
