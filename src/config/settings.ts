@@ -230,7 +230,7 @@ function environmentPatterns() {
       } catch (error) {
         ctx.addIssue({
           code: 'custom',
-          message: `${inputWord(Inputs.environments)} has ${(error as Error).message}; write namespace patterns with one {id} each, e.g. pr-{id}-* (with ${inputSet(Inputs.prState, 'closed')} the id is the pull request number)`,
+          message: `${inputWord(Inputs.environments)}: ${(error as Error).message}; write namespace patterns with one {id} each, e.g. pr-{id}-* (with ${inputSet(Inputs.prState, 'closed')} the id is the pull request number)`,
         });
         return z.NEVER;
       }
