@@ -13,7 +13,7 @@ const common = {
   transform: { '^.+\\.ts$': tsJest },
   testEnvironment: 'node',
   // The local control plane's data (etcd writes *.snap files) is not part of the test tree.
-  modulePathIgnorePatterns: ['<rootDir>/.cluster/'],
+  modulePathIgnorePatterns: ['<rootDir>/.cluster/', '<rootDir>/.cluster-b/'],
 };
 export default {
   projects: [

@@ -1,7 +1,8 @@
 // Bundles the three entry points with @vercel/ncc into dist/ (committed: GitHub runs dist/):
 //   src/action/index.ts -> dist/index.js, src/action/post-entry.ts -> dist/post/index.js, src/cli/bin.ts -> dist/cli/index.js
 // (plus the chunks of their dynamic imports, <id>.index.js, minified with terser).
-// The CLI bundle is stamped with the version and commit (scripts/build-info.mjs; `kube-sweep --version`).
+// The CLI and action bundles are stamped with the version and commit (scripts/build-info.mjs;
+// `kube-sweep --version`, the report's toolVersion).
 // With --check, bundles into a temporary folder and fails when dist/ differs (stale bundle); the
 // stamped commit is masked in that comparison, so a bundle committed after its source stays fresh.
 import ncc from '@vercel/ncc';
@@ -17,7 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildInfo, hasPlaceholders, maskCommit, stamp } from './build-info.mjs';
 
@@ -32,10 +33,10 @@ const check = process.argv.includes('--check');
 const outRoot = mkdtempSync(join(tmpdir(), 'kube-sweep-dist-'));
 const info = buildInfo(root);
 let stamped = false;
-/** The CLI's code (entry or chunk) with the build info stamped in. */
+/** The code (entry or chunk) with the build info stamped in; `stamped` says the CLI's was. */
 const stampCli = (sub, code) => {
-  if (sub !== 'cli' || !hasPlaceholders(code)) return code;
-  stamped = true;
+  if (!hasPlaceholders(code)) return code;
+  if (sub === 'cli') stamped = true;
   return stamp(code, info);
 };
 
@@ -91,9 +92,7 @@ if (check) {
   let fresh;
   const same = (f) => {
     const [a, b] = [readFileSync(join(outRoot, f)), readFileSync(join(root, 'dist', f))];
-    return f.startsWith(`cli${sep}`) && f.endsWith('.js')
-      ? maskCommit(a.toString()) === maskCommit(b.toString())
-      : a.equals(b);
+    return f.endsWith('.js') ? maskCommit(a.toString()) === maskCommit(b.toString()) : a.equals(b);
   };
   try {
     const a = list(outRoot);

@@ -37,6 +37,7 @@ import { runTeardown, type TeardownResult } from './teardown/run-teardown.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
+import { compareWithBaseline, type Baseline } from './report/baseline.js';
 import type { RefusedRequest } from './cluster/refusal.js';
 import type { Cancellation } from './util/cancellation.js';
 import type { ProgressRecorder } from './report/cancelled.js';
@@ -59,6 +60,12 @@ export interface EnginePorts {
 }
 
 type ReportBody = Omit<Report, 'schemaVersion' | 'tool' | 'mode' | 'cluster'>;
+
+/** What a run brings besides the settings, read by execute.ts before the cluster is opened. */
+export interface RunInputs {
+  /** The `baseline` input's report, read (report/read-report.ts). */
+  readonly baseline?: Baseline;
+}
 
 async function readInventory(
   settings: Settings,
@@ -160,6 +167,8 @@ interface ScanOptions {
   readonly annotateFailing?: boolean;
   /** What the teardown left behind: each gets a diagnosis, and the findings that explain it are kept. */
   readonly leftovers?: readonly Leftover[];
+  /** An earlier report's findings: each finding is marked new or still (`fail-on-new` reads it). */
+  readonly baseline?: Baseline;
   /** Release Secrets in scope whose record was refused (HelmReleaseRecordInvalid). */
   readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
   /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
@@ -238,8 +247,8 @@ function scan(
           ...all.filter((f) => f.scope === 'environment').map((f) => f.key),
           ...(diagnosed ?? []).flatMap((d) => d.findings),
         ]);
-  const { kept: findings, suppressed } = applyExclusions(inScope, settings.ignore, inventory);
-  const keptKeys = new Set(findings.map((f) => f.key));
+  const { kept, suppressed } = applyExclusions(inScope, settings.ignore, inventory);
+  const keptKeys = new Set(kept.map((f) => f.key));
   // A finding suppressed by `ignore` is not linked to.
   const leftovers: LeftoverDiagnosis[] | undefined = diagnosed?.map((d) => ({
     ...d,
@@ -247,7 +256,16 @@ function scan(
     rootCauses: d.rootCauses.filter((k) => keptKeys.has(k)),
   }));
   for (const x of suppressed) ports.info(`ignore ${x.entry}: ${x.count} finding(s) suppressed`);
-  const failing = failingFindings(findings, settings.failOn);
+  const compared = options.baseline ? compareWithBaseline(kept, options.baseline) : undefined;
+  const findings = compared?.findings ?? kept;
+  if (compared)
+    ports.info(
+      `against the baseline ${compared.summary.path}: ${compared.summary.new} new, ${compared.summary.still} still there, ${compared.summary.resolved.length} resolved`,
+    );
+  // fail-on-new: only new findings fail (with no baseline, every finding is new).
+  const failing = failingFindings(findings, settings.failOn).filter(
+    (f) => !settings.failOnNew || (f as { baseline?: string }).baseline !== 'still',
+  );
   ports.info(
     `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over ${inputRef(Inputs.failOn)}` +
       (all.length > inScope.length
@@ -257,7 +275,13 @@ function scan(
   if (options.annotateFailing !== false)
     for (const f of failing)
       (f.severity === 'error' ? (ports.error ?? ports.warning) : ports.warning)(`${f.code}: ${f.message}`);
-  return { findings, failing, suppressed, ...(leftovers ? { leftovers } : {}) };
+  return {
+    findings,
+    failing,
+    suppressed,
+    ...(leftovers ? { leftovers } : {}),
+    ...(compared ? { baseline: compared.summary } : {}),
+  };
 }
 
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
@@ -328,6 +352,7 @@ async function dryRunBody(
   planned: Awaited<ReturnType<typeof plan>>,
   failedGroupVersions: ReadonlySet<string>,
   ports: EnginePorts,
+  run: RunInputs,
 ): Promise<ReportBody> {
   const dryRun = await ports.group('Dry run: what the teardown would delete', async () => {
     const summary = dryRunOf(planned.plan, planned.resources, {
@@ -351,7 +376,7 @@ async function dryRunBody(
     ports.info(`dry run: nothing was deleted (${summary.objectCount} object(s) would be)`);
     return summary;
   });
-  return plannedBody(settings, inventory, planned, ports, dryRun);
+  return plannedBody(settings, inventory, planned, ports, run, dryRun);
 }
 
 /**
@@ -363,13 +388,17 @@ async function plannedBody(
   inventory: Inventory,
   planned: Awaited<ReturnType<typeof plan>>,
   ports: EnginePorts,
+  run: RunInputs,
   dryRun?: DryRunSummary,
 ): Promise<ReportBody> {
-  const { findings, failing } = await ports.group('Scanning the environment before teardown', async () =>
-    scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports, {
-      annotateFailing: false,
-      invalidReleaseRecords: planned.refused,
-    }),
+  const { findings, failing, baseline } = await ports.group(
+    'Scanning the environment before teardown',
+    async () =>
+      scan(settings, inventory, environmentOf(settings, inventory, planned.plan.scope.namespaces), ports, {
+        annotateFailing: false,
+        invalidReleaseRecords: planned.refused,
+        ...(run.baseline ? { baseline: run.baseline } : {}),
+      }),
   );
   // A plan a teardown would refuse is not a plan: say so, as the teardown would (nothing is deleted).
   const refused = planned.plan.refusals.length > 0;
@@ -385,6 +414,7 @@ async function plannedBody(
     ...(dryRun ? { dryRun } : {}),
     findings,
     failing: failing.map((f) => f.key),
+    ...(baseline ? { baseline } : {}),
     warnings: planned.warnings,
   };
 }
@@ -470,6 +500,7 @@ async function provenTeardownBody(
   ports: EnginePorts,
   planned: Awaited<ReturnType<typeof plan>>,
   teardown: TeardownResult,
+  run: RunInputs,
 ): Promise<ReportBody> {
   const after = await readInventory(settings, cluster, ports);
   // A deletion the teardown waited a whole stage for is stuck by then, however young.
@@ -477,6 +508,7 @@ async function provenTeardownBody(
     removedReleases: uninstalledReleasesOf(teardown),
     stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
     leftovers: leftoversOf(teardown),
+    ...(run.baseline ? { baseline: run.baseline } : {}),
     invalidReleaseRecords: planned.refused,
     refusals: teardown.refusals ?? [],
     hookLeftovers: hookObjectsOfReleases(teardown),
@@ -494,7 +526,7 @@ async function provenTeardownBody(
     false,
     scanOptions,
   );
-  const { findings, failing, suppressed, remediation, error, leftovers } = rescanned;
+  const { findings, failing, suppressed, remediation, error, leftovers, baseline } = rescanned;
   return {
     verdict: teardownRunVerdict(teardown, rescanned),
     ...(error ? { error } : {}),
@@ -505,6 +537,7 @@ async function provenTeardownBody(
     ...(leftovers && leftovers.length > 0 ? { leftovers } : {}),
     findings,
     failing: failing.map((f) => f.key),
+    ...(baseline ? { baseline } : {}),
     suppressed,
     warnings: planned.warnings,
   };
@@ -516,47 +549,51 @@ async function provenTeardownBody(
  * an `error` report.
  */
 export const modes: Record<
-  Mode,
-  (settings: Settings, cluster: OpenCluster, ports: EnginePorts) => Promise<ReportBody>
+  Exclude<Mode, 'merge' | 'reap'>,
+  (settings: Settings, cluster: OpenCluster, ports: EnginePorts, run: RunInputs) => Promise<ReportBody>
 > = {
   async inventory(settings, cluster, ports) {
     const inventory = summarizeInventory(await readInventory(settings, cluster, ports));
     return { verdict: inventoryVerdict(inventory), inventory, warnings: [] };
   },
-  async scan(settings, cluster, ports) {
+  async scan(settings, cluster, ports, run) {
     const before = await readInventory(settings, cluster, ports);
     const environment = scanEnvironment(settings, before);
+    const scanOptions: ScanOptions = run.baseline ? { baseline: run.baseline } : {};
     const first = await ports.group('Scanning for leftovers', async () =>
-      scan(settings, before, environment, ports),
+      scan(settings, before, environment, ports, scanOptions),
     );
-    const { findings, failing, suppressed, inventory, remediation, error } = await remediateThenRescan(
-      settings,
-      cluster,
-      ports,
-      { ...first, inventory: before },
-      environment,
-      // The whole cluster is the scope only when scan-scope is cluster and no input narrows it.
-      settings.scanScope === 'cluster' &&
-        settings.scope.namespacePatterns.length === 0 &&
-        settings.scope.selector.length === 0 &&
-        settings.scope.releases.length === 0,
-    );
+    const { findings, failing, suppressed, inventory, remediation, error, baseline } =
+      await remediateThenRescan(
+        settings,
+        cluster,
+        ports,
+        { ...first, inventory: before },
+        environment,
+        // The whole cluster is the scope only when scan-scope is cluster and no input narrows it.
+        settings.scanScope === 'cluster' &&
+          settings.scope.namespacePatterns.length === 0 &&
+          settings.scope.selector.length === 0 &&
+          settings.scope.releases.length === 0,
+        scanOptions,
+      );
     return {
       verdict: error ? 'error' : scanVerdict(failing, inventory.coverage.length),
       ...(error ? { error } : {}),
       inventory: summarizeInventory(inventory),
       findings,
       failing: failing.map((f) => f.key),
+      ...(baseline ? { baseline } : {}),
       suppressed,
       ...(remediation ? { remediation } : {}),
       warnings: [],
     };
   },
-  async plan(settings, cluster, ports) {
+  async plan(settings, cluster, ports, run) {
     const inventory = await readInventory(settings, cluster, ports);
-    return plannedBody(settings, inventory, await plan(settings, cluster, inventory, ports), ports);
+    return plannedBody(settings, inventory, await plan(settings, cluster, inventory, ports), ports, run);
   },
-  async teardown(settings, cluster, ports) {
+  async teardown(settings, cluster, ports, run) {
     if (settings.stageTimeoutCapped) {
       ports.info(
         `${inputRef(Inputs.stageTimeout)} is capped at ${inputRef(Inputs.timeout)} (${settings.timeoutMs / 1000}s): the default ${InputDefaults['stage-timeout']} is longer, and ${inputRef(Inputs.stageTimeout)} was not set`,
@@ -567,7 +604,7 @@ export const modes: Record<
     if (planned.plan.refusals.length > 0) return refusedBody(inventory, planned);
     await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
-    if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports);
+    if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports, run);
     const teardown = await runTeardown(
       planned.plan,
       {
@@ -590,6 +627,6 @@ export const modes: Record<
     // Cancelled: what the teardown did, and no scan (main.ts writes the verdict and the message).
     if (ports.cancellation?.signal.aborted)
       return { verdict: 'error', plan: summarizePlan(planned.plan), teardown, warnings: planned.warnings };
-    return provenTeardownBody(settings, cluster, ports, planned, teardown);
+    return provenTeardownBody(settings, cluster, ports, planned, teardown, run);
   },
 };

@@ -3,8 +3,12 @@ import { dirname } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
 import { byFace, Inputs, inputWord } from './config/inputs.js';
 import { InputError, type Settings } from './config/settings.js';
-import { modes, type EnginePorts } from './engine.js';
+import { modes, type EnginePorts, type RunInputs } from './engine.js';
 import type { Report } from './report/report.js';
+import { readBaseline } from './report/read-report.js';
+import { buildInfo } from './cli/version.js';
+import { mergeReports } from './merge.js';
+import { reap } from './reap.js';
 import { cancellableApi } from './cluster/cancellable-api.js';
 import { cancellableRunner } from './util/command.js';
 import { makeDirectories } from './util/make-directories.js';
@@ -63,6 +67,8 @@ export async function execute(
     onConnected?: (cluster: OpenCluster) => void;
     /** Delete the kubeconfig copy written for helm when done (the CLI; the action outputs its path). */
     removeKubeconfig?: boolean;
+    /** Where `mode: merge` resolves the `reports` globs; default the process's working folder. */
+    cwd?: string;
   },
 ): Promise<Report> {
   let cluster: OpenCluster | undefined;
@@ -73,6 +79,12 @@ export async function execute(
     ? cancellableRunner(ports.commands, cancel, ports.progress?.stopped)
     : ports.commands;
   try {
+    // A baseline that cannot be read stops the run before the cluster is touched.
+    const run: RunInputs = settings.baseline ? { baseline: readBaseline(settings.baseline) } : {};
+    if (settings.mode === 'merge') {
+      const body = await mergeReports(settings, ports.cwd ?? process.cwd(), ports.info);
+      return { ...reportHead('merge', { server: '', version: '', context: '' }), ...body };
+    }
     cluster = await ports.group('Connecting to the cluster', () =>
       openCluster(settings, {
         env: ports.env,
@@ -89,21 +101,16 @@ export async function execute(
     const open: OpenCluster = cancel
       ? { ...cluster, api: cancellableApi(cluster.api, cancel.signal, ports.progress?.answered) }
       : cluster;
-    const body = await modes[settings.mode](settings, open, { ...ports, commands });
-    return {
-      schemaVersion: 1,
-      tool: 'kube-sweep',
-      mode: settings.mode,
-      cluster: clusterOf(cluster),
-      ...body,
-    };
+    const runPorts = { ...ports, commands };
+    const body =
+      settings.mode === 'reap'
+        ? await reap(settings, open, runPorts, run)
+        : await modes[settings.mode](settings, open, runPorts, run);
+    return { ...reportHead(settings.mode, clusterOf(cluster, settings)), ...body };
   } catch (error) {
     return {
-      schemaVersion: 1,
-      tool: 'kube-sweep',
-      mode: settings.mode,
+      ...reportHead(settings.mode, clusterOf(cluster, settings)),
       verdict: 'error',
-      cluster: clusterOf(cluster),
       warnings: [],
       error: errorMessage(error),
     };
@@ -114,8 +121,26 @@ export async function execute(
   }
 }
 
-function clusterOf(cluster: OpenCluster | undefined): Report['cluster'] {
+/**
+ * The fields every report opens with: schema version, tool and its version, the time the run
+ * ended (now), the mode and the cluster.
+ */
+export function reportHead(mode: Report['mode'], cluster: Report['cluster']) {
   return {
+    schemaVersion: 1 as const,
+    tool: 'kube-sweep' as const,
+    toolVersion: buildInfo()?.version ?? 'source',
+    generatedAt: new Date().toISOString(),
+    mode,
+    cluster,
+  };
+}
+
+/** The report's `cluster`: empty strings when the run never connected. */
+function clusterOf(cluster: OpenCluster | undefined, settings: Settings): Report['cluster'] {
+  const name = settings.clusterName || cluster?.loaded.context || '';
+  return {
+    ...(name ? { name } : {}),
     server: cluster?.loaded.server ?? '',
     version: cluster?.serverVersion ?? '',
     context: cluster?.loaded.context ?? '',

@@ -23,6 +23,7 @@ import {
 import { startGitHubRecorder } from '../integration/support/github-recorder.js';
 import { userKubeconfig, withRole } from '../integration/support/identities.js';
 import { installOperatorAndApp, removeOperatorAndApp } from '../integration/support/widgets.js';
+import { createWebhookWithoutBackend, webhookConfigurationPath } from '../integration/support/webhooks.js';
 import { actSkipReason, runAct, type ActRun } from './support.js';
 
 const minutes = 60_000;
@@ -197,7 +198,7 @@ suite(`the examples under act${reason ? ` (skipped: ${reason})` : ''}`, () => {
   );
 
   test(
-    'scheduled-hygiene.yml: a webhook without backend fails the job; the report is uploaded and the counts printed',
+    'scheduled-hygiene.yml: a webhook without backend fails the first run; the next one, with the cached report as baseline, passes (nothing new)',
     async () => {
       expect.hasAssertions();
       const id = uniqueName('act-hygiene');
@@ -205,6 +206,7 @@ suite(`the examples under act${reason ? ` (skipped: ${reason})` : ''}`, () => {
       const configuration = `${id}-admission`;
       const sandbox = `sandbox-${id}`;
       const artifacts = mkdtempSync(join(tmpdir(), 'kube-sweep-act-artifacts-'));
+      const cache = mkdtempSync(join(tmpdir(), 'kube-sweep-act-cache-'));
       const configurationPath = `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${configuration}`;
       // An error finding: a fail-closed webhook whose Service and namespace do not exist (for a
       // resource nothing uses), and a Helm leftover in a sandbox namespace, which the example ignores.
@@ -251,20 +253,26 @@ suite(`the examples under act${reason ? ` (skipped: ${reason})` : ''}`, () => {
         });
         await withRole(api, 'kube-sweep-scan.yaml', user, async () => {
           const mark = auditMark();
-          const run = await runAct({
+          const options = {
             workflow: 'examples/scheduled-hygiene.yml',
             event: 'schedule',
             secrets: { KUBECONFIG_B64: b64(await userKubeconfig(user)) },
             env: { GITHUB_REPOSITORY: repository },
-            processEnv: { KUBE_SWEEP_ACT_ARTIFACTS: artifacts },
-          });
+            processEnv: { KUBE_SWEEP_ACT_ARTIFACTS: artifacts, KUBE_SWEEP_ACT_CACHE: cache },
+          };
+          const run = await runAct(options);
           expectJob(run, 'failure');
-          // The sweep fails (fail-on: error); both `if: always()` steps still run.
-          expect([run.result('sweep'), run.result('1'), run.result('2')]).toEqual([
+          // Nothing restored; the sweep fails (fail-on: error, every finding new without a
+          // baseline); the report is kept for the next run, uploaded, and the counts printed.
+          expect([0, 'sweep', 2, 3, 4, 5].map((s) => run.result(String(s)))).toEqual([
+            'success',
             'failure',
             'success',
             'success',
+            'success',
+            'success',
           ]);
+          expect(run.log('0')).toContain('no cache for kube-sweep-baseline-');
           const outputs = run.outputs('sweep');
           expect(outputs.verdict).toBe('leftovers');
           const report = artifactReport(join(artifacts, 'kube-sweep-hygiene-report'));
@@ -277,9 +285,20 @@ suite(`the examples under act${reason ? ` (skipped: ${reason})` : ''}`, () => {
           expect(about('HelmLeftover', 'left-by-helm')).toEqual([]);
           expect(report.suppressed[0].count).toBeGreaterThan(0);
           // The last step read the sweep's outputs.
-          expect(run.log('2')).toContain('verdict: leftovers');
-          expect(run.log('2')).toContain(`errors: ${outputs.errors}, warnings: ${outputs.warnings}`);
+          expect(run.log('5')).toContain('verdict: leftovers');
+          expect(run.log('5')).toContain(`errors: ${outputs.errors}, warnings: ${outputs.warnings}`);
           expect(Number(outputs.errors)).toBeGreaterThan(0);
+          expect([outputs['new-findings'], outputs['resolved-findings']]).toEqual([outputs.findings, '0']);
+          // The next run restores that report and passes it as baseline: the webhook finding is
+          // still there, not new, so fail-on-new lets the job pass.
+          const next = await runAct(options);
+          expectJob(next, 'success');
+          expect(next.log('0')).toMatch(/restored \.kube-sweep\/last-report\.json from kube-sweep-baseline-/);
+          const again = next.outputs('sweep');
+          expect(again).toMatchObject({ verdict: 'clean', 'new-findings': '0' });
+          expect(Number(again.errors)).toBeGreaterThan(0);
+          expect(next.log('5')).toContain('new: 0, resolved: 0');
+          expect(next.summary('sweep')).toContain('still');
           // The audit log: the scan only read.
           const requests = requestsOfUserSince(mark, user);
           expect(requests.length).toBeGreaterThan(0);
@@ -288,6 +307,111 @@ suite(`the examples under act${reason ? ` (skipped: ${reason})` : ''}`, () => {
       } finally {
         await deleteIfPresent(api, configurationPath);
         await deleteIfPresent(api, `/api/v1/namespaces/${sandbox}`);
+      }
+    },
+    10 * minutes,
+  );
+
+  test(
+    'fleet-hygiene.yml: three matrix legs scan and upload, the last job merges them; a webhook without backend fails the fleet',
+    async () => {
+      expect.hasAssertions();
+      const id = uniqueName('act-fleet');
+      const user = `${id}-scanner`;
+      const configuration = `${id}-admission`;
+      const artifacts = mkdtempSync(join(tmpdir(), 'kube-sweep-act-artifacts-'));
+      await createWebhookWithoutBackend(api, configuration);
+      try {
+        await withRole(api, 'kube-sweep-scan.yaml', user, async () => {
+          const mark = auditMark();
+          const kubeconfig = b64(await userKubeconfig(user));
+          // One control plane stands for the three clusters (each leg has its own secret).
+          const run = await runAct({
+            workflow: 'examples/fleet-hygiene.yml',
+            event: 'schedule',
+            secrets: {
+              KUBECONFIG_DEV: kubeconfig,
+              KUBECONFIG_STAGING: kubeconfig,
+              KUBECONFIG_PROD_EU: kubeconfig,
+            },
+            env: { GITHUB_REPOSITORY: repository },
+            processEnv: { KUBE_SWEEP_ACT_ARTIFACTS: artifacts },
+          });
+          expectJob(run, 'failure');
+          // Each leg uploaded its report under its own name, with its cluster's name.
+          for (const cluster of ['dev', 'staging', 'prod-eu']) {
+            const report = artifactReport(join(artifacts, `kube-sweep-${cluster}`));
+            expect([report.mode, report.cluster.name]).toEqual(['scan', cluster]);
+          }
+          // The merge job: downloaded, merged (fail-on: error fails it), the echo still ran.
+          expect([run.result('0'), run.result('fleet'), run.result('2')]).toEqual([
+            'success',
+            'failure',
+            'success',
+          ]);
+          expect(run.outputs('fleet')).toMatchObject({ verdict: 'leftovers' });
+          expect(run.log('2')).toContain('fleet verdict leftovers');
+          const summary = run.summary('fleet');
+          for (const cluster of ['dev', 'staging', 'prod-eu']) expect(summary).toContain(cluster);
+          expect(summary).toContain('WebhookBackendMissing');
+          // The audit log: the scans only read.
+          expect(requestsOfUserSince(mark, user).length).toBeGreaterThan(0);
+          expect(changesBy(user, mark)).toEqual([]);
+        });
+      } finally {
+        await deleteIfPresent(api, webhookConfigurationPath(configuration));
+      }
+    },
+    10 * minutes,
+  );
+
+  test(
+    'reap-abandoned.yml: the environment of a closed pull request is torn down, the open one and a kept one are left',
+    async () => {
+      expect.hasAssertions();
+      const [closed, open, kept] = [prNumber(), prNumber(), prNumber()];
+      const user = uniqueName('act-reap');
+      const token = 'ghs_actToken0123456789abcdefghijklmnopqr';
+      const recorder = await startGitHubRecorder({
+        pulls: [
+          { number: closed, state: 'closed', merged: true },
+          { number: open, state: 'open' },
+          { number: kept, state: 'closed', labels: ['keep-preview'] },
+        ],
+      });
+      const namespaces = (pr: number) => [`pr-${pr}-api`, `pr-${pr}-db`];
+      for (const pr of [closed, open, kept]) for (const ns of namespaces(pr)) await createNamespace(api, ns);
+      try {
+        await withRole(api, 'kube-sweep-teardown.yaml', user, async () => {
+          const mark = auditMark();
+          const run = await runAct({
+            workflow: 'examples/reap-abandoned.yml',
+            event: 'schedule',
+            secrets: { KUBECONFIG_B64: b64(await userKubeconfig(user)), GITHUB_TOKEN: token },
+            env: { GITHUB_REPOSITORY: repository, GITHUB_API_URL: recorder.url },
+          });
+          expectJob(run, 'success');
+          expect([run.result('reap'), run.result('1')]).toEqual(['success', 'success']);
+          const outputs = run.outputs('reap');
+          expect(outputs.verdict).toBe('clean');
+          expect(JSON.parse(outputs.reaped!)).toEqual([String(closed)]);
+          expect(JSON.parse(outputs.kept!)).toEqual(expect.arrayContaining([String(open), String(kept)]));
+          expect(run.log('1')).toContain(`reaped ["${closed}"], failed []`);
+          for (const ns of namespaces(closed))
+            expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeUndefined();
+          for (const ns of [...namespaces(open), ...namespaces(kept)])
+            expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeDefined();
+          // The audit log: the identity changed only the closed pull request's namespaces.
+          const mutations = changesBy(user, mark);
+          expect(mutations.length).toBeGreaterThan(0);
+          expect(mutations.filter((e) => !e.requestURI.includes(`/namespaces/pr-${closed}-`))).toEqual([]);
+          expect(recorder.requests.every((r) => r.authorization === `token ${token}`)).toBe(true);
+          expect(run.text).not.toContain(token);
+        });
+      } finally {
+        await recorder.close();
+        for (const pr of [closed, open, kept])
+          for (const ns of namespaces(pr)) await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
       }
     },
     10 * minutes,

@@ -117,6 +117,8 @@ export function localRepositories(action: string): string[] {
     `kube-sweep/kube-sweep@v0=${action}`,
     `azure/setup-helm@v4=${join(standIns, 'setup-helm')}`,
     `actions/upload-artifact@v4=${join(standIns, 'upload-artifact')}`,
+    `actions/download-artifact@v4=${join(standIns, 'download-artifact')}`,
+    `actions/cache@v4=${join(standIns, 'cache')}`,
   ];
 }
 

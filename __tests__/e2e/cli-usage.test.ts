@@ -59,7 +59,7 @@ test('kube-sweep with no command: a command is needed, then the usage, on stderr
   expect(r.exitCode).toBe(2);
   expect(r.stdout).toBe('');
   expect(r.stderr).toBe(
-    `kube-sweep: a command is needed: teardown, plan, scan, inventory (kube-sweep <command> [options])\n\n${usage}`,
+    `kube-sweep: a command is needed: teardown, plan, scan, inventory, reap, merge (kube-sweep <command> [options])\n\n${usage}`,
   );
 });
 

@@ -63,6 +63,74 @@ interface Row {
 
 const rows: Row[] = [
   { input: 'mode', what: 'unknown mode', inputs: { mode: 'destroy' }, says: /takes one of: teardown, plan/ },
+  {
+    input: 'reports',
+    what: 'merge: globs that match no file',
+    inputs: () => ({ mode: 'merge', reports: join(scratch, 'no-such-folder/*.json') }),
+    says: /matches no file under .*; give globs of report files/,
+  },
+  {
+    input: 'environments',
+    what: 'a pattern without {id}',
+    inputs: { environments: 'pr-*' },
+    says: /'pr-\*' has 0 \{id\}; write exactly one/,
+  },
+  {
+    input: 'environments',
+    what: 'reap with neither environments nor environment-label',
+    inputs: { mode: 'reap', 'older-than': '7d' },
+    says: /'mode: reap' needs 'environments'/,
+  },
+  {
+    input: 'environment-label',
+    what: 'not a label key',
+    inputs: { 'environment-label': 'preview id!' },
+    says: /not a label key/,
+  },
+  {
+    input: 'older-than',
+    what: 'a word',
+    inputs: { mode: 'reap', environments: 'pr-{id}-*', 'older-than': 'a week' },
+    says: /not a positive duration/,
+  },
+  {
+    input: 'older-than',
+    what: 'reap with no condition that abandons an environment',
+    inputs: { mode: 'reap', environments: 'pr-{id}-*' },
+    says: /needs a condition that makes an environment abandoned/,
+  },
+  { input: 'pr-state', what: 'open', inputs: { 'pr-state': 'open' }, says: /it takes closed/ },
+  {
+    input: 'abandoned-label',
+    what: 'no key',
+    inputs: { 'abandoned-label': '=yes' },
+    says: /write a label key or key=value/,
+  },
+  {
+    input: 'max-environments',
+    what: 'zero',
+    inputs: { 'max-environments': '0' },
+    says: /whole number from 1 to 1000/,
+  },
+  {
+    input: 'reap-concurrency',
+    what: 'too many',
+    inputs: { 'reap-concurrency': '64' },
+    says: /whole number from 1 to 32/,
+  },
+  { input: 'fail-on-new', what: 'a word', inputs: { 'fail-on-new': 'maybe' }, says: /takes true or false/ },
+  {
+    input: 'baseline',
+    what: 'a file that does not exist',
+    inputs: () => ({ baseline: join(scratch, 'no-report.json') }),
+    says: /which cannot be read \(ENOENT\); give the 'report-path' file of an earlier run/,
+  },
+  {
+    input: 'baseline',
+    what: 'a file cut short',
+    inputs: () => ({ baseline: file('cut.json', '{"schemaVersion": 1, "tool": "kube') }),
+    says: /not complete JSON/,
+  },
   { input: 'namespaces', what: "a '!' negation", inputs: { namespaces: '!prod' }, says: /no '!' or braces/ },
   {
     input: 'namespaces',
@@ -376,6 +444,8 @@ const rows: Row[] = [
  * row above or a reason here.
  */
 const notMeaningful: Partial<Record<InputName, string>> = {
+  'keep-label': 'any string can be a pull request label; trimmed',
+  'cluster-name': 'any string names the cluster in the report; trimmed (empty: the context name)',
   'github-token':
     'any string is a token, and an empty one with pr-comment or check-run only warns when publishing (issue 22): the sweep runs',
 };

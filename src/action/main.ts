@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { Outputs, State } from '../config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from '../config/settings.js';
 import type { EnginePorts } from '../engine.js';
-import { checkReportPath, errorMessage, execute, writeReport } from '../execute.js';
+import { checkReportPath, errorMessage, execute, reportHead, writeReport } from '../execute.js';
 import { cancelledMessage, progressRecorder } from '../report/cancelled.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { inFaceTerms, inFaceTermsDeep } from '../report/face.js';
 import { fitSummary, renderMarkdown } from '../report/markdown.js';
 import { teardownCounts, type Report } from '../report/report.js';
 import { rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
+import { findingsOfReport } from '../report/fleet.js';
 import type { CommandRunner } from '../util/command.js';
 import { makeDirectories } from '../util/make-directories.js';
 
@@ -26,6 +27,8 @@ export interface ActionPorts extends EnginePorts {
   readonly notice?: (message: string) => void;
   readonly env: NodeJS.ProcessEnv;
   readonly commands: CommandRunner;
+  /** The working folder (`mode: merge` resolves `reports` in it); default process.cwd(). */
+  readonly cwd?: string;
 }
 
 /**
@@ -33,6 +36,10 @@ export interface ActionPorts extends EnginePorts {
  * most three named, each object once; see report/root-causes.ts).
  */
 export function leftoversMessage(report: Report, path: string): string {
+  if (report.fleet) {
+    const dirty = report.fleet.clusters.filter((c) => c.failing.length > 0);
+    return `leftovers: findings over fail-on in ${dirty.length} of ${report.fleet.clusters.length} cluster(s): ${dirty.map((c) => `${c.name} (${c.failing.length})`).join(', ')}. Details: the job summary and ${path}`;
+  }
   const failing = new Set(report.failing ?? []);
   const causes = rootCausesOf(report.findings ?? [], failing).causes.filter((e) =>
     [e.finding, ...e.sameObject, ...e.group, ...e.explains].some((f) => failing.has(f.key)),
@@ -115,11 +122,8 @@ export function claimDefaultReportPath(env: NodeJS.ProcessEnv): string {
 /** A report for a run that stopped before it had one of its own. */
 function errorReport(mode: Report['mode'], error: string): Report {
   return {
-    schemaVersion: 1,
-    tool: 'kube-sweep',
-    mode,
+    ...reportHead(mode, { server: '', version: '', context: '' }),
     verdict: 'error',
-    cluster: { server: '', version: '', context: '' },
     warnings: [],
     error,
   };
@@ -180,12 +184,21 @@ async function writeResults(ports: ActionPorts, report: Report, path: string): P
     ports.setOutput(Outputs.releasesUninstalled, String(counts.uninstalled));
     ports.setOutput(Outputs.blockers, String(counts.blockers));
     ports.setOutput(Outputs.stuckNamespaces, String(counts.stuckNamespaces));
-    const findings = report.findings ?? [];
+    const findings = findingsOfReport(report);
     ports.setOutput(Outputs.findings, String(findings.length));
     ports.setOutput(Outputs.remediated, String(report.remediation?.counts.done ?? 0));
     ports.setOutput(Outputs.suppressed, String((report.suppressed ?? []).reduce((n, x) => n + x.count, 0)));
     ports.setOutput(Outputs.errors, String(findings.filter((f) => f.severity === 'error').length));
     ports.setOutput(Outputs.warnings, String(findings.filter((f) => f.severity === 'warning').length));
+    ports.setOutput(Outputs.newFindings, String(findings.filter((f) => f.baseline !== 'still').length));
+    ports.setOutput(Outputs.resolvedFindings, String(report.baseline?.resolved.length ?? 0));
+    const ids = (outcomes: readonly string[]) =>
+      JSON.stringify(
+        (report.reap?.environments ?? []).filter((e) => outcomes.includes(e.outcome)).map((e) => e.id),
+      );
+    ports.setOutput(Outputs.reaped, ids(['reaped', 'would-reap']));
+    ports.setOutput(Outputs.kept, ids(['kept', 'refused']));
+    ports.setOutput(Outputs.failed, ids(['failed']));
     await ports.writeSummary(fitSummary(renderMarkdown(report), path));
   } catch (error) {
     ports.warning(`could not write the report or summary: ${errorMessage(error)}`);

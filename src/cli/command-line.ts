@@ -15,6 +15,8 @@ export const listInputs: ReadonlySet<InputName> = new Set<InputName>([
   Inputs.failOn,
   Inputs.ignore,
   Inputs.forceRemoveFinalizers,
+  Inputs.reports,
+  Inputs.environments,
 ]);
 
 /**
@@ -28,12 +30,13 @@ export const booleanInputs: ReadonlySet<InputName> = new Set<InputName>([
   Inputs.prComment,
   Inputs.checkRun,
   Inputs.publishServer,
+  Inputs.failOnNew,
 ]);
 
 /**
  * The CLI's flags for node:util parseArgs: every input but `mode` (the command word is the mode:
- * a `--mode plan` beside `teardown` must not be ignored); then --output, --help (-h) and
- * --version. parseArgs only cuts the command line into tokens: the values are read from them
+ * a `--mode plan` beside `teardown` must not be ignored); then --output, --all-contexts (scan:
+ * every context of the kubeconfig), --help (-h) and --version. parseArgs only cuts the command line into tokens: the values are read from them
  * here (repeats, lists, booleans).
  */
 const flags = {
@@ -43,6 +46,7 @@ const flags = {
       .map((n) => [n, { type: booleanInputs.has(n) ? ('boolean' as const) : ('string' as const) }]),
   ),
   output: { type: 'string' },
+  'all-contexts': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } satisfies ParseArgsOptionsConfig;
@@ -108,6 +112,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine | { reado
   });
   const values: Record<string, string | boolean | undefined> = {
     output: 'text',
+    'all-contexts': false,
     help: false,
     version: false,
   };
@@ -120,7 +125,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine | { reado
     const spec = (flags as Record<string, { type: 'string' | 'boolean' }>)[t.name];
     if (!spec || t.name === Inputs.mode) return { error: unknownError(t) };
     let value = t.value;
-    if (t.name === 'help' || t.name === 'version') {
+    if (t.name === 'help' || t.name === 'version' || t.name === 'all-contexts') {
       if (value !== undefined)
         return { error: `${t.rawName} takes no value (it is given '${value}')\n${seeHelp}` };
       values[t.name] = true;
@@ -148,10 +153,11 @@ export function parseCommandLine(argv: readonly string[]): CommandLine | { reado
 
 /**
  * Pure: the command word, or a usage error: none given, more than one, or not a command (with
- * the closest command).
+ * the closest command). `merge` takes words after it: the report files (globs).
  */
 export function commandOf(positionals: readonly string[]): ModeName | { readonly error: string } {
   const [command, ...extra] = positionals;
+  if (command === 'merge') return command;
   if (command === undefined)
     return { error: `a command is needed: ${modeNames.join(', ')} (kube-sweep <command> [options])` };
   if (!(modeNames as readonly string[]).includes(command)) {

@@ -21,6 +21,15 @@ const commandLines: Readonly<Record<ModeName | 'help', readonly string[]>> = {
     'without a backend, stuck finalizers, orphans in missing namespaces, ...)',
   ],
   inventory: ['read the whole cluster; report what was read and what could not be'],
+  reap: [
+    'find the environments (--environments pr-{id}-*, --environment-label) and tear',
+    'down the abandoned ones (--older-than, --pr-state closed, --abandoned-label),',
+    'each on its own, --reap-concurrency at once; --dry-run lists them',
+  ],
+  merge: [
+    'merge <glob>...: merge the report files (--report-path of scans of many',
+    'clusters) into one fleet summary, judged by one --fail-on',
+  ],
   help: ['this text; help <command>: only the options that command reads'],
 };
 
@@ -31,6 +40,10 @@ const emptyMeans: Partial<Record<InputName, string>> = {
   [Inputs.scanScope]: 'cluster for scan, environment otherwise',
   [Inputs.reportPath]: 'no file (--output json prints the report)',
   [Inputs.githubToken]: '$GITHUB_TOKEN',
+  [Inputs.reports]: 'the words after merge',
+  [Inputs.olderThan]: 'no age condition',
+  [Inputs.baseline]: 'no comparison',
+  [Inputs.clusterName]: "the context's name",
 };
 
 /** The three ways to install (README "CLI" and docs/install.md say the same). */
@@ -65,6 +78,14 @@ function optionRows(command?: ModeName): string[] {
   );
   return columns([
     ...names.flatMap(flagRows),
+    ...(command === undefined || command === 'scan'
+      ? [
+          ['--all-contexts', 'scan: every context of the kubeconfig (see Several clusters)'] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
     ['--output <format>', 'text (default), markdown or json'],
     ['--version', 'print the version and the commit it was built from'],
     ['-h, --help', 'this text'],
@@ -80,6 +101,13 @@ const scopeLines = [
   'Never touched, in any command: kube-system, kube-public, kube-node-lease, default, every',
   'kube-* namespace, those --protect matches and those labelled kube-sweep.io/protected=true',
   '(never deleted or emptied, their releases never uninstalled, their objects never deleted).',
+  '',
+];
+
+/** Several clusters in one run (scan only). */
+const contextLines = [
+  'Several clusters: scan --context a,b (or --all-contexts) scans those contexts of the',
+  'kubeconfig at once and prints one fleet summary, as merge does.',
   '',
 ];
 
@@ -106,6 +134,7 @@ export const usage = [
   ...optionRows(),
   '',
   ...scopeLines,
+  ...contextLines,
   ...epilogue,
 ].join('\n');
 
@@ -118,7 +147,7 @@ export function generalHelp(): string {
 export function commandHelp(command: ModeName): string {
   return (
     [
-      `Usage: kube-sweep ${command} [options]`,
+      `Usage: kube-sweep ${command === 'merge' ? 'merge <glob>...' : command} [options]`,
       '',
       ...commandLines[command].map((l, i) => (i ? `  ${l}` : `${command}: ${l}`)),
       '',
@@ -126,6 +155,7 @@ export function commandHelp(command: ModeName): string {
       ...optionRows(command),
       '',
       ...(InputDocs.namespaces.commands.includes(command) ? scopeLines : []),
+      ...(command === 'scan' ? contextLines : []),
       ...epilogue,
     ].join('\n') + '\n'
   );

@@ -10,6 +10,10 @@ import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
 import { inFaceTermsDeep, inFlagTerms } from '../report/face.js';
+import { textBaseline } from '../report/baseline-markdown.js';
+import { textReap } from '../report/reap-markdown.js';
+import { textFleet } from '../report/fleet-markdown.js';
+import { contextsOf, runContexts } from './contexts.js';
 import { buildInfo, versionLine } from './version.js';
 import { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
 import { commandHelp, generalHelp, usage } from './help.js';
@@ -97,6 +101,9 @@ function textRootCauses(report: Report): string[] {
 export function text(report: Report): string {
   const out = [`verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
+  if (report.fleet) out.push(...textFleet(report.fleet));
+  if (report.reap) out.push(...textReap(report.reap));
+  if (report.baseline) out.push(...textBaseline(report.baseline, report.findings ?? []));
   if (report.plan?.blastRadius && !report.teardown) out.push(...textBlastRadius(report.plan.blastRadius));
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
@@ -174,10 +181,13 @@ function settingsFromFlags(
   command: Mode,
   values: CommandLine['values'],
   err: (s: string) => void,
+  positionals: readonly string[] = [],
 ): Settings | 2 {
   try {
     const settings = parseSettings((name: InputName) => {
       if (name === Inputs.mode) return command;
+      if (name === Inputs.reports && command === 'merge' && positionals.length > 1)
+        return positionals.slice(1).join('\n');
       const v = (values as Record<string, unknown>)[name];
       if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
       return typeof v === 'string' ? v : '';
@@ -305,9 +315,24 @@ export async function main(
     err(`kube-sweep: --output is '${output}'; it takes text, markdown or json\n`);
     return 2;
   }
-  const settings = settingsFromFlags(command, values, err);
+  const contexts = contextsOf(command, values, err);
+  if (contexts === 2) return 2;
+  const settings = settingsFromFlags(
+    command,
+    contexts ? { ...values, context: contexts[0] } : values,
+    err,
+    positionals,
+  );
   if (settings === 2) return 2;
-  const report = await runSweep(settings, err);
+  const report = contexts
+    ? await runContexts(
+        contexts,
+        values,
+        (v) => settingsFromFlags(command, v, err, positionals),
+        runSweep,
+        err,
+      )
+    : await runSweep(settings, err);
   emitReport(report, settings, output, out, err);
   return exitCodeOf(report);
 }

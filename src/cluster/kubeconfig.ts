@@ -365,6 +365,17 @@ function secretsOfUser(u: KubeconfigUser | undefined): string[] {
 }
 
 /**
+ * The names of every context of a kubeconfig (its files merged as kubectl merges them), in
+ * file order: the CLI's --all-contexts.
+ * @throws ClusterAccessError `no-such-file` or `not-a-kubeconfig`, as loadKubeconfig.
+ */
+export function listContexts(input: string, env: KubeconfigEnvironment): string[] {
+  const { texts, origin } = readKubeconfigInput(input, env);
+  const doc = mergeDocs(texts.map((t) => parseDoc(t, origin)));
+  return (doc.contexts ?? []).map((c) => c.name).filter((n) => typeof n === 'string' && n !== '');
+}
+
+/**
  * Reads, parses and validates a kubeconfig and pins it to one context.
  * @param input the raw `kubeconfig` input (see readKubeconfigInput for its forms)
  * @param context the `context` input; '' for the kubeconfig's current-context

@@ -15,21 +15,73 @@ export interface InputDoc {
   readonly commands: readonly ModeName[];
 }
 
-const all: readonly ModeName[] = ['teardown', 'plan', 'scan', 'inventory'];
+/** The modes that open a cluster (all but merge). */
+const all: readonly ModeName[] = ['teardown', 'plan', 'scan', 'inventory', 'reap'];
+/** Every mode: what writes or publishes the report. */
+const every: readonly ModeName[] = [...all, 'merge'];
 const scoped: readonly ModeName[] = ['teardown', 'plan', 'scan'];
-const planned: readonly ModeName[] = ['teardown', 'plan'];
-const teardown: readonly ModeName[] = ['teardown'];
-const acting: readonly ModeName[] = ['teardown', 'scan'];
+const judged: readonly ModeName[] = ['teardown', 'plan', 'scan', 'reap'];
+const planned: readonly ModeName[] = ['teardown', 'plan', 'reap'];
+const teardown: readonly ModeName[] = ['teardown', 'reap'];
+const acting: readonly ModeName[] = ['teardown', 'scan', 'reap'];
+const reap: readonly ModeName[] = ['reap'];
 
 const kind = inputSet('cluster', 'kind');
 
 /** Every input's documentation (see InputDoc). */
 export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   mode: {
-    summary: 'What to do: teardown, plan, scan or inventory.',
-    details:
-      '`teardown`: uninstall the releases in scope stage by stage, wait until their objects are gone, delete the scoped namespaces. `plan`: show that plan and change nothing. `scan`: find leftovers and orphans (a scheduled hygiene job). `inventory`: read the whole cluster and report what was read and what could not be.',
+    summary: 'What to do: teardown, plan, scan, inventory, reap or merge.',
+    details: `\`teardown\`: uninstall the releases in scope stage by stage, wait until their objects are gone, delete the scoped namespaces. \`plan\`: show that plan and change nothing. \`scan\`: find leftovers and orphans (a scheduled hygiene job). \`inventory\`: read the whole cluster and report what was read and what could not be. \`reap\`: find the environments (${inputRef('environments')}, ${inputRef('environment-label')}) and tear down the abandoned ones (${inputRef('older-than')}, ${inputRef('pr-state')}, ${inputRef('abandoned-label')}), each on its own. \`merge\`: merge the report files ${inputRef('reports')} names into one fleet summary.`,
     commands: [],
+  },
+  reports: {
+    summary: 'The report files to merge, as globs (reports/**/*.json).',
+    details:
+      'With mode merge: one per line or comma-separated, relative to the working folder, e.g. where actions/download-artifact put the reports of a matrix of scans. A file that is cut short, is not a report or has a schemaVersion this version does not read is named in the summary and makes the verdict `partial`. Globs that match no file are an error.',
+    commands: ['merge'],
+  },
+  environments: {
+    summary: 'Namespace patterns with one {id} each (pr-{id}-*): one environment per id.',
+    details: `With mode reap: namespaces whose names match and share the id form one environment. \`*\` and \`?\` as in globs; the id is lowercase letters, digits and inner dashes (with ${inputSet('pr-state', 'closed')}, the pull request number).`,
+    commands: reap,
+  },
+  'environment-label': {
+    summary: 'A namespace label whose value is the environment id (preview-id).',
+    details: `With mode reap: for namespaces no ${inputRef('environments')} pattern matches.`,
+    commands: reap,
+  },
+  'older-than': {
+    summary: 'Abandoned when all its namespaces are older than this (7d, 36h).',
+    details:
+      "With mode reap: by creationTimestamp; a namespace with kube-janitor's `janitor/ttl` or `janitor/expires`, or `kube-sweep.io/expires-at` (RFC 3339), expires by that annotation instead. An annotation that cannot be read keeps the environment.",
+    commands: reap,
+  },
+  'pr-state': {
+    summary: 'closed: abandoned when its pull request (the id) is closed or merged.',
+    details: `With mode reap: read through the GitHub API with ${inputRef('github-token')} (open pull requests listed page by page, then one request per other id at most, once per run); a pull request that cannot be read keeps its environment.`,
+    commands: reap,
+  },
+  'abandoned-label': {
+    summary: 'A namespace label (key or key=value) that makes its environment abandoned.',
+    details: '',
+    commands: reap,
+  },
+  'keep-label': {
+    summary: 'A pull request label that keeps its environment.',
+    details: `With mode reap: read with ${inputRef('github-token')}. Environments are also kept when a namespace is protected (see ${inputRef('protect')}) or labelled \`kube-sweep.io/keep=true\`.`,
+    commands: reap,
+  },
+  'max-environments': {
+    summary: 'The most abandoned environments one reap tears down (1-1000).',
+    details:
+      'With mode reap: when more are abandoned, nothing is reaped: the run lists them and fails (verdict `error`).',
+    commands: reap,
+  },
+  'reap-concurrency': {
+    summary: 'How many environments are torn down at once (1-32).',
+    details: 'With mode reap: each with its own plan, stages and verdict.',
+    commands: reap,
   },
   namespaces: {
     summary: "The environment's namespaces: names or globs (pr-12, pr-12-*).",
@@ -50,7 +102,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   protect: {
     summary: 'More namespaces kube-sweep must never touch: names or globs.',
     details: `One per line or comma-separated. Always protected besides: kube-system, kube-public, kube-node-lease, default, every kube-* namespace, and namespaces labelled kube-sweep.io/protected=true. A protected namespace is never deleted or emptied, its releases are never uninstalled, its objects are never deleted or changed by kube-sweep (teardown, ${inputSet('uninstall-mode', 'auto')}, remediate); a teardown whose releases would delete an object there is refused before any change.`,
-    commands: scoped,
+    commands: judged,
   },
   'max-namespaces': {
     summary: 'The most namespaces a teardown (or plan) may have in scope (1-100000).',
@@ -67,7 +119,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'dry-run': {
     summary: 'Read, plan and check everything, then report what would be deleted.',
     details:
-      'With mode teardown: no create, update, patch or delete request is sent. It names the releases the teardown would skip, and why: those whose custom resources the snapshot foretells would outlive their deletion. The verdict is `planned`, never `clean`.',
+      'With mode teardown (and reap, for each abandoned environment): no create, update, patch or delete request is sent. It names the releases the teardown would skip, and why: those whose custom resources the snapshot foretells would outlive their deletion. The verdict is `planned`, never `clean`.',
     commands: teardown,
   },
   order: {
@@ -113,18 +165,28 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
     summary: 'Findings that fail the run: a severity, finding codes, both, or never.',
     details:
       'A severity (`error`, `warning`, `info`) means that and worse; codes are listed in docs/finding-codes.md.',
-    commands: scoped,
+    commands: [...judged, 'merge'],
+  },
+  'fail-on-new': {
+    summary: `Only findings new against ${inputRef('baseline')} fail the run.`,
+    details: `Findings still there from the baseline are reported but do not fail it (${inputRef('fail-on')} still chooses which new ones fail). Without ${inputRef('baseline')} every finding is new.`,
+    commands: [...judged, 'merge'],
+  },
+  baseline: {
+    summary: 'Path of the JSON report of an earlier run, to compare with.',
+    details: `Its ${inputRef('report-path')} file, e.g. restored with actions/cache or downloaded as an artifact. Each finding is marked \`new\` or \`still\` and the baseline findings that are gone are listed as \`resolved\`, by identity: the code and the object UID, else the code, kind, namespace and name. The summary opens with what is new and what was resolved. A file that cannot be read or is not a report stops the run before the cluster is touched. Empty: no comparison.`,
+    commands: judged,
   },
   'stuck-after': {
     summary: 'How long a deletion may take before the scan calls it stuck (a duration).',
     details: 'Deletions of namespaces, finalizers and CRDs.',
-    commands: scoped,
+    commands: judged,
   },
   ignore: {
     summary: 'Findings to suppress (counted in the report), as a YAML list.',
     details:
       'Entries with any of: code, kind, namespace, name (globs) and selector (labels), e.g. `- {code: StuckFinalizer, namespace: "ci-*"}`.',
-    commands: scoped,
+    commands: judged,
   },
   remediate: {
     summary: 'none: report only; safe: fix what is safe to fix, then scan again.',
@@ -162,6 +224,11 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   context: {
     summary: 'Context of the kubeconfig to use.',
     details: 'Empty: its current-context.',
+    commands: all,
+  },
+  'cluster-name': {
+    summary: "The cluster's name in the report and in a fleet summary (merge).",
+    details: "Empty: the context's name.",
     commands: all,
   },
   'kind-cluster-name': {
@@ -208,30 +275,30 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
     summary: 'Where the JSON report is written.',
     details:
       "Empty: a file of this step's own in $RUNNER_TEMP, $RUNNER_TEMP/kube-sweep-report-<step>.json (<step> from GITHUB_ACTION: the step's id; -2, -3, ... added when that file is already there), so two kube-sweep steps in one job keep their reports apart. The `report-path` output names it. The CLI writes no file unless given one.",
-    commands: all,
+    commands: every,
   },
   'pr-comment': {
     summary: 'Keep one comment with the summary on the pull request.',
     details:
       'On a pull_request or pull_request_target event; updated on every run of this step. Needs `permissions: pull-requests: write`. Other events: a notice, no comment.',
-    commands: all,
+    commands: every,
   },
   'check-run': {
     summary: 'Create a check run with the verdict, the summary and the findings.',
     details:
       'Named "kube-sweep (<mode>)", on the commit (the pull request head on PR events), with the verdict as conclusion and one annotation per finding. Needs `permissions: checks: write`.',
-    commands: all,
+    commands: every,
   },
   'github-token': {
     summary: `Token for ${inputRef('pr-comment')} and ${inputRef('check-run')}.`,
     details:
       'Empty, or a 403 (missing permission, pull request from a fork): a warning, never a failed step; the sweep runs. The CLI reads GITHUB_TOKEN when it is not given.',
-    commands: all,
+    commands: every,
   },
   'publish-server': {
     summary: 'Name the API server URL and the context in the PR comment and check run.',
     details:
       'Default false: they are left out there (text posted through the API is not masked, and on a public repository the comment is public; the URL is also replaced where an error quotes it). The job summary and the JSON report always name them.',
-    commands: all,
+    commands: every,
   },
 };

@@ -4,6 +4,15 @@
  */
 export const Inputs = {
   mode: 'mode',
+  reports: 'reports',
+  environments: 'environments',
+  environmentLabel: 'environment-label',
+  olderThan: 'older-than',
+  prState: 'pr-state',
+  abandonedLabel: 'abandoned-label',
+  keepLabel: 'keep-label',
+  maxEnvironments: 'max-environments',
+  reapConcurrency: 'reap-concurrency',
   namespaces: 'namespaces',
   selector: 'selector',
   releases: 'releases',
@@ -19,6 +28,8 @@ export const Inputs = {
   uninstallMode: 'uninstall-mode',
   scanScope: 'scan-scope',
   failOn: 'fail-on',
+  failOnNew: 'fail-on-new',
+  baseline: 'baseline',
   stuckAfter: 'stuck-after',
   ignore: 'ignore',
   remediate: 'remediate',
@@ -28,6 +39,7 @@ export const Inputs = {
   cluster: 'cluster',
   kubeconfig: 'kubeconfig',
   context: 'context',
+  clusterName: 'cluster-name',
   kindClusterName: 'kind-cluster-name',
   kindConfig: 'kind-config',
   kindNodeImage: 'kind-node-image',
@@ -48,6 +60,15 @@ export type InputName = (typeof Inputs)[keyof typeof Inputs];
 /** Default values, as strings exactly as a user would write them in a workflow. */
 export const InputDefaults: Record<InputName, string> = {
   mode: 'teardown',
+  reports: '',
+  environments: '',
+  'environment-label': '',
+  'older-than': '',
+  'pr-state': '',
+  'abandoned-label': '',
+  'keep-label': '',
+  'max-environments': '10',
+  'reap-concurrency': '3',
   namespaces: '',
   selector: '',
   releases: '',
@@ -63,6 +84,8 @@ export const InputDefaults: Record<InputName, string> = {
   'uninstall-mode': 'auto',
   'scan-scope': '',
   'fail-on': 'error',
+  'fail-on-new': 'false',
+  baseline: '',
   'stuck-after': '5m',
   ignore: '',
   remediate: 'none',
@@ -72,6 +95,7 @@ export const InputDefaults: Record<InputName, string> = {
   cluster: 'existing',
   kubeconfig: '',
   context: '',
+  'cluster-name': '',
   'kind-cluster-name': 'kube-sweep',
   'kind-config': '',
   'kind-node-image': '',
@@ -110,6 +134,11 @@ export const Outputs = {
   coverageGaps: 'coverage-gaps',
   reportPath: 'report-path',
   kubeconfigPath: 'kubeconfig-path',
+  newFindings: 'new-findings',
+  resolvedFindings: 'resolved-findings',
+  reaped: 'reaped',
+  kept: 'kept',
+  failed: 'failed',
 } as const;
 
 /** Keys of the state the main step hands to the post step (core.saveState / core.getState). */
@@ -121,7 +150,7 @@ export const State = {
 } as const;
 
 /** The commands of the CLI, which are the values of the `mode` input. */
-export const modeNames = ['teardown', 'plan', 'scan', 'inventory'] as const;
+export const modeNames = ['teardown', 'plan', 'scan', 'inventory', 'reap', 'merge'] as const;
 
 /** A mode: the `mode` input's value, the CLI's command word. */
 export type ModeName = (typeof modeNames)[number];

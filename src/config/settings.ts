@@ -11,6 +11,7 @@ import type { Exclusion } from '../rules/exclusions.js';
 import { minimatch } from 'minimatch';
 import { parse as parseYaml } from 'yaml';
 import type { EtcdAccess } from '../inventory/etcd.js';
+import { environmentPattern, type ReapPolicy } from '../plan/environments.js';
 
 /**
  * Read-only, validated settings. The only place that knows input names and defaults; every
@@ -22,7 +23,11 @@ export interface Settings {
    * gone, delete the scoped namespaces. `plan`: print that plan and make no mutating request.
    * `inventory`: read the whole cluster and report what was read and what could not be.
    */
-  readonly mode: 'teardown' | 'plan' | 'scan' | 'inventory';
+  readonly mode: 'teardown' | 'plan' | 'scan' | 'inventory' | 'merge' | 'reap';
+  /** `mode: merge`: globs of the report files to merge (`reports`). */
+  readonly reports: readonly string[];
+  /** `mode: reap`: how environments are found, what abandons one, what keeps one, how many at once. */
+  readonly reap: ReapSettings;
   /**
    * Which findings the scan reports: `environment` (about the scoped namespaces and what backs
    * them, plus the findings those are caused by and, after a teardown, those that explain its
@@ -32,6 +37,13 @@ export interface Settings {
   readonly scanScope: 'environment' | 'cluster';
   /** Findings that fail the step: at or above `severity`, or with one of `codes`. */
   readonly failOn: { readonly severity?: Severity; readonly codes: readonly FindingCode[] };
+  /**
+   * Only findings that are new against the baseline (report/baseline.ts) fail the step; with no
+   * `baseline` every finding is new.
+   */
+  readonly failOnNew: boolean;
+  /** The `baseline` input: path of an earlier run's JSON report; '' for none. */
+  readonly baseline: string;
   /** Age of a deletion (deletionTimestamp) from which the scan calls it stuck, in ms. */
   readonly stuckAfterMs: number;
   /** `ignore` entries: findings they match are suppressed (and counted). */
@@ -91,6 +103,8 @@ export interface Settings {
   readonly kubeconfig: string;
   /** Context to use; '' means the kubeconfig's current-context. */
   readonly context: string;
+  /** The cluster's name in the report and the fleet summary (`cluster-name`); '' means the context's. */
+  readonly clusterName: string;
   readonly kind: {
     readonly clusterName: string;
     readonly configPath: string;
@@ -114,6 +128,18 @@ export interface Settings {
    * request-timeout bounds each GitHub request too.
    */
   readonly github: PublishSettings;
+}
+
+/** The inputs of `mode: reap` (plan/environments.ts judges with them). */
+export interface ReapSettings extends ReapPolicy {
+  /** `environments`: namespace patterns with one `{id}`. */
+  readonly patterns: readonly string[];
+  /** `environment-label`: a namespace label whose value is the id; '' for none. */
+  readonly label: string;
+  /** `max-environments`: more abandoned environments than this and nothing is reaped. */
+  readonly maxEnvironments: number;
+  /** `reap-concurrency`: environments torn down at once. */
+  readonly concurrency: number;
 }
 
 /** Thrown for input that cannot be used. `message` names the input, quotes the value and says the fix. */
@@ -178,6 +204,71 @@ function duration(name: InputName, capped = true) {
       return z.NEVER;
     }
     return Math.round(ms);
+  });
+}
+
+/** A duration input that may be left empty (undefined then). */
+function optionalDuration(name: InputName) {
+  return z.string().transform((raw, ctx) => {
+    if (raw.trim() === '') return undefined;
+    const parsed = duration(name, false).safeParse(raw);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: parsed.error.issues[0]!.message });
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+}
+
+/** `environments`: namespace patterns with one `{id}` each (plan/environments.ts). */
+function environmentPatterns() {
+  return z.string().transform((raw, ctx) => {
+    const out = items(raw);
+    for (const p of out) {
+      try {
+        environmentPattern(p);
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${inputWord(Inputs.environments)}: ${(error as Error).message}; write namespace patterns with one {id} each, e.g. pr-{id}-* (with ${inputSet(Inputs.prState, 'closed')} the id is the pull request number)`,
+        });
+        return z.NEVER;
+      }
+    }
+    return out;
+  });
+}
+
+/** A label key (a qualified name, as the API server validates it), or ''. */
+function labelKey(name: InputName) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim();
+    if (text === '' || (finalizerName.test(text) && text.length <= 316)) return text;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${inputWord(name)} is '${raw}', which is not a label key; write one like preview-id or example.com/preview-id`,
+    });
+    return z.NEVER;
+  });
+}
+
+/** `abandoned-label`: `key` or `key=value`. */
+function labelRequirement() {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim();
+    if (text === '') return undefined;
+    const [key, value, extra] = text.split('=');
+    if (
+      extra === undefined &&
+      finalizerName.test(key!) &&
+      (value === undefined || /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/.test(value))
+    )
+      return { key: key!, ...(value !== undefined ? { value } : {}) };
+    ctx.addIssue({
+      code: 'custom',
+      message: `${inputWord(Inputs.abandonedLabel)} is '${raw}'; write a label key or key=value, e.g. preview-abandoned=true`,
+    });
+    return z.NEVER;
   });
 }
 
@@ -437,7 +528,24 @@ function labelSelector() {
 
 const schema = z
   .object({
-    [Inputs.mode]: oneOf(Inputs.mode, ['teardown', 'plan', 'scan', 'inventory']),
+    [Inputs.mode]: oneOf(Inputs.mode, ['teardown', 'plan', 'scan', 'inventory', 'merge', 'reap']),
+    [Inputs.reports]: z.string().transform((raw) => items(raw)),
+    [Inputs.environments]: environmentPatterns(),
+    [Inputs.environmentLabel]: labelKey(Inputs.environmentLabel),
+    [Inputs.olderThan]: optionalDuration(Inputs.olderThan),
+    [Inputs.prState]: z.string().transform((raw, ctx) => {
+      const text = raw.trim();
+      if (text === '' || text === 'closed') return text === 'closed';
+      ctx.addIssue({
+        code: 'custom',
+        message: `${inputWord(Inputs.prState)} is '${raw}'; it takes closed (or nothing)`,
+      });
+      return z.NEVER;
+    }),
+    [Inputs.abandonedLabel]: labelRequirement(),
+    [Inputs.keepLabel]: z.string().transform((s) => s.trim()),
+    [Inputs.maxEnvironments]: integer(Inputs.maxEnvironments, 1, 1000),
+    [Inputs.reapConcurrency]: integer(Inputs.reapConcurrency, 1, 32),
     [Inputs.scanScope]: z.string().transform((raw, ctx) => {
       const text = raw.trim();
       if (text === '' || text === 'environment' || text === 'cluster') return text;
@@ -448,6 +556,8 @@ const schema = z
       return z.NEVER;
     }),
     [Inputs.failOn]: failOn(),
+    [Inputs.failOnNew]: boolean(Inputs.failOnNew),
+    [Inputs.baseline]: z.string().transform((s) => s.trim()),
     [Inputs.stuckAfter]: duration(Inputs.stuckAfter, false),
     [Inputs.ignore]: ignoreEntries(),
     [Inputs.remediate]: oneOf(Inputs.remediate, ['none', 'safe']),
@@ -492,6 +602,7 @@ const schema = z
     [Inputs.cluster]: oneOf(Inputs.cluster, ['existing', 'kind']),
     [Inputs.kubeconfig]: z.string(),
     [Inputs.context]: z.string().transform((s) => s.trim()),
+    [Inputs.clusterName]: z.string().transform((s) => s.trim()),
     [Inputs.kindClusterName]: z.string().transform((raw, ctx) => {
       const text = raw.trim();
       if (!kindClusterName.test(text) || text.length > 50) {
@@ -533,8 +644,18 @@ const schema = z
         message: `${inputWord(Inputs.forceRemoveFinalizers)} only acts with ${inputSet(Inputs.remediate, 'safe')}; set ${inputSet(Inputs.remediate, 'safe')} or drop ${inputRef(Inputs.forceRemoveFinalizers)}`,
       });
     }
+    if (v.mode === 'merge' && v.reports.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.reports],
+        message: "mode 'merge' needs 'reports': globs of the report files to merge, e.g. reports/**/*.json",
+      });
+    }
+    if (v.mode === 'reap') reapIssues(v, ctx);
     if (
       v.mode !== 'inventory' &&
+      v.mode !== 'merge' &&
+      v.mode !== 'reap' &&
       !(v.mode === 'scan' && v['scan-scope'] !== 'environment') &&
       v.namespaces.length === 0 &&
       v.selector.requirements.length === 0 &&
@@ -561,6 +682,45 @@ const schema = z
       });
     }
   });
+
+/** The cross-field rules of `mode: reap`: how environments are found, and what abandons one. */
+function reapIssues(
+  v: {
+    readonly [Inputs.environments]: string[];
+    readonly [Inputs.environmentLabel]: string;
+    readonly [Inputs.olderThan]?: number;
+    readonly [Inputs.prState]: boolean;
+    readonly [Inputs.abandonedLabel]?: unknown;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (v.environments.length === 0 && v['environment-label'] === '')
+    ctx.addIssue({
+      code: 'custom',
+      path: [Inputs.environments],
+      message: `${inputSet(Inputs.mode, 'reap')} needs ${inputRef(Inputs.environments)} (namespace patterns with one {id}, e.g. pr-{id}-*) or ${inputRef(Inputs.environmentLabel)} (a namespace label whose value is the id)`,
+    });
+  if (v['older-than'] === undefined && !v['pr-state'] && v['abandoned-label'] === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: [Inputs.olderThan],
+      message: `${inputSet(Inputs.mode, 'reap')} needs a condition that makes an environment abandoned: ${inputRef(Inputs.olderThan)} (a duration), ${inputSet(Inputs.prState, 'closed')} or ${inputRef(Inputs.abandonedLabel)}`,
+    });
+}
+
+/** The reap settings from the parsed inputs. */
+function reapSettingsOf(v: z.infer<typeof schema>): ReapSettings {
+  return Object.freeze({
+    patterns: v.environments,
+    label: v['environment-label'],
+    ...(v['older-than'] !== undefined ? { olderThanMs: v['older-than'] } : {}),
+    prClosed: v['pr-state'],
+    ...(v['abandoned-label'] ? { abandonedLabel: v['abandoned-label'] } : {}),
+    ...(v['keep-label'] ? { keepLabel: v['keep-label'] } : {}),
+    maxEnvironments: v['max-environments'],
+    concurrency: v['reap-concurrency'],
+  });
+}
 
 /**
  * Parses and validates every input into `Settings`. An unset input takes its default from
@@ -590,8 +750,12 @@ export function parseSettings(read: InputReader): Settings {
   }
   return Object.freeze({
     mode: v.mode,
+    reports: v.reports,
+    reap: reapSettingsOf(v),
     scanScope: (v['scan-scope'] || (v.mode === 'scan' ? 'cluster' : 'environment')) as Settings['scanScope'],
     failOn: Object.freeze(v['fail-on']),
+    failOnNew: v['fail-on-new'],
+    baseline: v.baseline,
     stuckAfterMs: v['stuck-after'],
     ignore: v.ignore,
     remediate: v.remediate,
@@ -619,6 +783,7 @@ export function parseSettings(read: InputReader): Settings {
     cluster: v.cluster,
     kubeconfig: v.kubeconfig,
     context: v.context,
+    clusterName: v['cluster-name'],
     kind: Object.freeze({
       clusterName: v['kind-cluster-name'],
       configPath: v['kind-config'],

@@ -15,6 +15,9 @@ import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';
 import { firstAction, rootCauseLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
 import { inFaceTerms, inputName, inputSetting, type Face } from './face.js';
+import { renderBaseline } from './baseline-markdown.js';
+import { renderFleet } from './fleet-markdown.js';
+import { renderReap } from './reap-markdown.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -96,7 +99,9 @@ export function renderMarkdown(
   face: Face = 'action',
   options: { readonly hideServer?: boolean } = {},
 ): string {
-  const markdown = renderFull(report, face, options.hideServer === true);
+  const markdown = report.fleet
+    ? renderFleet(report, report.fleet, face)
+    : renderFull(report, face, options.hideServer === true);
   return options.hideServer ? withoutServer(markdown, report.cluster.server) : markdown;
 }
 
@@ -116,6 +121,8 @@ function renderFull(report: Report, face: Face, hideServer: boolean): string {
   const roots = report.findings ? rootCausesOf(report.findings, new Set(report.failing ?? [])) : undefined;
   return [
     ...renderHeadline(report, face),
+    ...(report.baseline ? renderBaseline(report.baseline, report.findings ?? []) : []),
+    ...(report.reap ? renderReap(report.reap, face) : []),
     ...(report.plan?.blastRadius && !report.teardown ? renderBlastRadius(report.plan.blastRadius) : []),
     ...(report.findings && roots
       ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)

@@ -12,6 +12,7 @@ import type { LeftoverDiagnosis } from '../rules/leftover-diagnosis.js';
 import { severityRank, type Severity } from '../rules/severity.js';
 import { typeNameOf } from '../rules/snapshot-views.js';
 import type { GitHubPublications } from './github/publications.js';
+import type { BaselineStatus, BaselineSummary } from './baseline.js';
 
 /**
  * The outcome of a run.
@@ -24,7 +25,7 @@ import type { GitHubPublications } from './github/publications.js';
  */
 export type Verdict = 'clean' | 'leftovers' | 'planned' | 'complete' | 'partial' | 'error';
 
-export type Mode = 'teardown' | 'plan' | 'scan' | 'inventory';
+export type Mode = 'teardown' | 'plan' | 'scan' | 'inventory' | 'merge' | 'reap';
 
 /** The `fail-on` policy: findings at or above `severity`, or with one of `codes`, fail the step. */
 export interface FailPolicy {
@@ -72,13 +73,100 @@ export interface PlanSummary {
   }[];
 }
 
+/** One cluster of the fleet: what its report said, judged by the merge's own `fail-on`. */
+export interface FleetCluster {
+  /** The report file it came from ('' for a report made in this run: the CLI's --context list). */
+  readonly file: string;
+  /** `cluster.name`, else the context, else the file name. */
+  readonly name: string;
+  readonly context: string;
+  readonly mode: Report['mode'];
+  /** The verdict its own run gave. */
+  readonly verdict: Report['verdict'];
+  readonly toolVersion?: string;
+  readonly generatedAt?: string;
+  /** Set when that run stopped (`verdict: error`). */
+  readonly error?: string;
+  /** Findings per severity. */
+  readonly counts: { readonly error: number; readonly warning: number; readonly info: number };
+  /** With a baseline in that run: findings new since it, and the baseline's findings resolved. */
+  readonly new?: number;
+  readonly resolved?: number;
+  /** Its findings, as its report holds them (root causes are read from their `causedBy`). */
+  readonly findings: readonly ReportFinding[];
+  /** Keys of its findings over the merge's `fail-on` (and `fail-on-new`). */
+  readonly failing: readonly string[];
+  /** Key of its first root cause (the worst: findings are sorted by severity), if any. */
+  readonly worstRootCause?: string;
+}
+
+/** A report file the merge could not read, and why. */
+export interface UnreadableReport {
+  readonly file: string;
+  readonly problem: string;
+}
+
+/** The fleet as the merged report carries it (`fleet` in schema/report.v1.schema.json). */
+export interface FleetSummary {
+  readonly clusters: readonly FleetCluster[];
+  readonly unreadable: readonly UnreadableReport[];
+}
+
+/** What became of an environment. */
+export type ReapOutcome = 'reaped' | 'failed' | 'kept' | 'would-reap' | 'refused';
+
+/** One environment in the reap report. */
+export interface ReapEnvironment {
+  readonly id: string;
+  readonly namespaces: readonly string[];
+  readonly abandoned: boolean;
+  /** Why it is abandoned (every condition that holds), or why it is kept. */
+  readonly reasons: readonly string[];
+  readonly outcome: ReapOutcome;
+  /** Its teardown's verdict (abandoned ones that were torn down or dry-run). */
+  readonly verdict?: Verdict;
+  readonly durationMs?: number;
+  readonly error?: string;
+  /** Keys of its findings (in the report's `findings`) and of those over `fail-on`. */
+  readonly findings?: readonly string[];
+  readonly failing?: readonly string[];
+  /** The first root cause of what it left (`Code Kind ns/name`), if anything was left. */
+  readonly rootCause?: string;
+  /** Its teardown as a teardown report holds it. */
+  readonly plan?: PlanSummary;
+  readonly teardown?: TeardownResult;
+  readonly dryRun?: DryRunSummary;
+  readonly leftovers?: readonly LeftoverDiagnosis[];
+}
+
+/** The reap section of the report. */
+export interface ReapSummary {
+  readonly environments: readonly ReapEnvironment[];
+}
+
+/** A finding as the report carries it: with `baseline` set when a baseline was given. */
+export type ReportFinding = Finding & { readonly baseline?: BaselineStatus };
+
 /** The JSON report (`report-path`), schemaVersion 1: schema/report.v1.schema.json describes it. */
 export interface Report {
   readonly schemaVersion: 1;
   readonly tool: 'kube-sweep';
+  /** The kube-sweep version that wrote it (package.json's), or `source` when run unbundled. */
+  readonly toolVersion?: string;
+  /** When the run ended (RFC 3339). */
+  readonly generatedAt?: string;
   readonly mode: Mode;
   readonly verdict: Verdict;
-  readonly cluster: { readonly server: string; readonly version: string; readonly context: string };
+  /**
+   * `name` is the `cluster-name` input (the fleet summary's row), else the context; `server` is
+   * the API server URL.
+   */
+  readonly cluster: {
+    readonly name?: string;
+    readonly server: string;
+    readonly version: string;
+    readonly context: string;
+  };
   readonly inventory?: InventorySummary;
   readonly plan?: PlanSummary;
   readonly teardown?: TeardownResult;
@@ -92,7 +180,13 @@ export interface Report {
    */
   readonly leftovers?: readonly LeftoverDiagnosis[];
   /** Findings of the scan, sorted (rules/findings.ts), linked to their root causes. */
-  readonly findings?: readonly Finding[];
+  readonly findings?: readonly ReportFinding[];
+  /** Set when a `baseline` was given: this run's findings against it (report/baseline.ts). */
+  readonly baseline?: BaselineSummary;
+  /** `mode: merge` (and the CLI's --context list): the clusters of the fleet (report/fleet.ts). */
+  readonly fleet?: FleetSummary;
+  /** `mode: reap`: every environment found, judged, and what became of it (reap.ts). */
+  readonly reap?: ReapSummary;
   /** Keys of the findings that cross the `fail-on` policy. */
   readonly failing?: readonly string[];
   /** What `remediate: safe` did (absent with `remediate: none`); `findings` are then the re-scan's. */
@@ -176,7 +270,7 @@ export function teardownCounts(t: TeardownResult | undefined) {
 }
 
 /** Pure: the findings that cross the policy (severity at or above it, or a listed code). */
-export function failingFindings(findings: readonly Finding[], policy: FailPolicy): Finding[] {
+export function failingFindings<F extends Finding>(findings: readonly F[], policy: FailPolicy): F[] {
   return findings.filter(
     (f) =>
       policy.codes.includes(f.code) ||

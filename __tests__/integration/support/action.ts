@@ -19,11 +19,12 @@ export interface ActionRun {
  * Runs the action's main step in-process with these inputs against the local control plane
  * (kubeconfig and Helm 4 filled in unless given); `env` is added to, or replaces variables
  * of, the environment the step sees (GITHUB_* of a runner; KUBECONFIG or HOME for the
- * kubeconfig fallback; undefined removes one).
+ * kubeconfig fallback; undefined removes one); `cwd` is the working folder (`mode: merge`'s globs).
  */
 export async function runAction(
   inputs: Record<string, string>,
   env: NodeJS.ProcessEnv = {},
+  cwd?: string,
 ): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-run-'));
   const outputs = new Map<string, string>();
@@ -53,6 +54,7 @@ export async function runAction(
     notice: (l) => log.push(`notice: ${l}`),
     env: { ...process.env, RUNNER_TEMP: dir, ...env },
     commands: execaRunner,
+    ...(cwd ? { cwd } : {}),
   };
   const report = await run(ports);
   return { report, outputs, failures, log, summary };

@@ -25,6 +25,16 @@ export interface RecorderOptions {
   readonly forbidden?: readonly ('comments' | 'checks')[];
   /** Endpoints that answer 500. */
   readonly broken?: readonly ('comments' | 'checks')[];
+  /**
+   * Pull requests the repository has (`GET /repos/o/r/pulls?state=open`, paged by `per_page`
+   * with a Link header, and `GET /repos/o/r/pulls/N`); any other number answers 404.
+   */
+  readonly pulls?: readonly {
+    number: number;
+    state: 'open' | 'closed';
+    merged?: boolean;
+    labels?: string[];
+  }[];
 }
 
 export interface GitHubRecorder {
@@ -48,6 +58,14 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   const text = Buffer.concat(chunks).toString('utf8');
   return text ? JSON.parse(text) : undefined;
 }
+
+/** A pull request as the REST API shapes it (the fields kube-sweep reads). */
+const pullOf = (p: NonNullable<RecorderOptions['pulls']>[number]) => ({
+  number: p.number,
+  state: p.state,
+  merged: p.merged ?? false,
+  labels: (p.labels ?? []).map((name) => ({ name })),
+});
 
 /** Starts the recorder on 127.0.0.1 (a free port). */
 export async function startGitHubRecorder(options: RecorderOptions = {}): Promise<GitHubRecorder> {
@@ -79,6 +97,24 @@ export async function startGitHubRecorder(options: RecorderOptions = {}): Promis
           headers.link = `<${next.href}>; rel="next"`;
         }
         return send(res, 200, items, headers);
+      }
+      if (method === 'GET' && /^\/repos\/[^/]+\/[^/]+\/pulls$/.test(url.pathname)) {
+        const state = url.searchParams.get('state') ?? 'open';
+        const perPage = Number(url.searchParams.get('per_page') ?? '30');
+        const page = Number(url.searchParams.get('page') ?? '1');
+        const all = (options.pulls ?? []).filter((p) => state === 'all' || p.state === state);
+        const items = all.slice((page - 1) * perPage, page * perPage).map(pullOf);
+        const headers: Record<string, string> = {};
+        if (page * perPage < all.length) {
+          const next = new URL(url);
+          next.searchParams.set('page', String(page + 1));
+          headers.link = `<${next.href}>; rel="next"`;
+        }
+        return send(res, 200, items, headers);
+      }
+      if (method === 'GET' && (m = /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/.exec(url.pathname))) {
+        const pr = (options.pulls ?? []).find((p) => p.number === Number(m![1]));
+        return pr ? send(res, 200, pullOf(pr)) : send(res, 404, { message: 'Not Found' });
       }
       if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/issues\/\d+\/comments$/.test(url.pathname)) {
         return send(res, 201, { id: createdCommentId, html_url: `${base}/comment/${createdCommentId}` });

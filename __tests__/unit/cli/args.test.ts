@@ -42,7 +42,7 @@ test('no command: a line saying one is needed, then the usage, on stderr; exit 2
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toBe(
-      `kube-sweep: a command is needed: teardown, plan, scan, inventory (kube-sweep <command> [options])\n\n${usage}\n`,
+      `kube-sweep: a command is needed: teardown, plan, scan, inventory, reap, merge (kube-sweep <command> [options])\n\n${usage}\n`,
     );
     expect(r.err).not.toContain("unknown command ''");
   }
@@ -50,11 +50,14 @@ test('no command: a line saying one is needed, then the usage, on stderr; exit 2
 
 test('a misspelt command is named with the closest command; a second word is refused, not ignored', () => {
   expect(commandOf(['scna'])).toEqual({
-    error: "unknown command 'scna'; did you mean scan?; commands: teardown, plan, scan, inventory, help",
+    error:
+      "unknown command 'scna'; did you mean scan?; commands: teardown, plan, scan, inventory, reap, merge, help",
   });
-  expect(commandOf(['purge'])).toEqual({
-    error: "unknown command 'purge'; commands: teardown, plan, scan, inventory, help",
+  expect(commandOf(['wipe'])).toEqual({
+    error: "unknown command 'wipe'; commands: teardown, plan, scan, inventory, reap, merge, help",
   });
+  // merge takes its report globs as words.
+  expect(commandOf(['merge', 'reports/*.json', 'more/*.json'])).toBe('merge');
   expect(commandOf(['scan', 'pr-12'])).toEqual({
     error:
       "'pr-12' follows the command 'scan', which takes no argument: give everything else as options (the scope with --namespaces, --selector or --releases)",

@@ -27,10 +27,12 @@ const sweepSteps = (w: Workflow) =>
     .flatMap((j) => j.steps)
     .filter((s) => s.uses === 'kube-sweep/kube-sweep@v0');
 
-test('the three examples exist and the README links each', () => {
+test('the examples exist and the README links each', () => {
   expect(Object.keys(examples).sort()).toEqual([
     'ephemeral-teardown.yml',
+    'fleet-hygiene.yml',
     'pr-check-summary.yml',
+    'reap-abandoned.yml',
     'scheduled-hygiene.yml',
   ]);
   const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
@@ -61,6 +63,27 @@ test('each example does what its name says', () => {
   expect(pr.on).toHaveProperty('pull_request');
   expect(sweepSteps(pr)[0]!.with).toMatchObject({ 'pr-comment': true, 'check-run': true });
   expect(pr.permissions).toMatchObject({ 'pull-requests': 'write', checks: 'write' });
+  // The fleet: a scan per matrix leg uploads its report; the last job downloads and merges them.
+  const fleet = examples['fleet-hygiene.yml']! as Workflow & {
+    jobs: Record<string, { needs?: string; strategy?: { matrix?: Record<string, unknown> }; steps: Step[] }>;
+  };
+  expect(fleet.jobs.scan!.strategy?.matrix?.include).toEqual(
+    expect.arrayContaining([expect.objectContaining({ cluster: 'dev', secret: 'KUBECONFIG_DEV' })]),
+  );
+  expect(sweepSteps({ ...fleet, jobs: { scan: fleet.jobs.scan! } })[0]!.with).toMatchObject({ mode: 'scan' });
+  expect(fleet.jobs.scan!.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@'))).toBe(true);
+  expect(fleet.jobs.merge!.needs).toBe('scan');
+  expect(fleet.jobs.merge!.steps.some((s) => s.uses?.startsWith('actions/download-artifact@'))).toBe(true);
+  expect(sweepSteps({ ...fleet, jobs: { merge: fleet.jobs.merge! } })[0]!.with).toMatchObject({
+    mode: 'merge',
+  });
+  const reap = examples['reap-abandoned.yml']!;
+  expect(reap.on).toHaveProperty('schedule');
+  expect(sweepSteps(reap)[0]!.with).toMatchObject({
+    mode: 'reap',
+    environments: 'pr-{id}-*',
+    'pr-state': 'closed',
+  });
 });
 
 /** Whether `block` occurs in `lines` as consecutive lines, all indented by the same whitespace. */
