@@ -32,6 +32,14 @@ export interface ReleaseHook {
   readonly deletePolicies: readonly string[];
 }
 
+/** Hook events `helm uninstall` runs (Helm docs, "Chart Hooks"). */
+const deleteHookEvents = new Set(['pre-delete', 'post-delete']);
+
+/** Pure: the hooks `helm uninstall` runs (a `pre-delete` or `post-delete` event), in stored order. */
+export function deleteHooks(hooks: readonly ReleaseHook[]): ReleaseHook[] {
+  return hooks.filter((h) => h.events.some((e) => deleteHookEvents.has(e)));
+}
+
 /** What kube-sweep reads of one stored Helm release revision. */
 export interface HelmRelease {
   readonly name: string;

@@ -1,6 +1,6 @@
 import { groupOf } from '../cluster/api-version.js';
 import { keptByHelm, parseManifest, type ManifestObject } from '../helm/manifest.js';
-import type { HelmRelease } from '../helm/release-storage.js';
+import { deleteHooks, type HelmRelease } from '../helm/release-storage.js';
 import { dependencyEdges, type ResourceLookup } from './dependencies.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
 import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
@@ -313,7 +313,7 @@ function protectedObjectRefusals(input: PlanInput, facts: readonly ReleaseFacts[
       if (keptByHelm(o.annotations) || o.kind === 'Namespace') continue;
       check(f, o, 'manifest');
     }
-    for (const hook of f.release.hooks.filter((h) => h.events.some((e) => deleteHookEvents.has(e)))) {
+    for (const hook of deleteHooks(f.release.hooks)) {
       let objects: ManifestObject[];
       try {
         objects = parseManifest(hook.manifest, `release ${f.key} hook ${hook.path}`);
@@ -330,9 +330,6 @@ function protectedObjectRefusals(input: PlanInput, facts: readonly ReleaseFacts[
   }
   return out;
 }
-
-/** Hook events `helm uninstall` runs (Helm docs, "Chart Hooks"). */
-const deleteHookEvents = new Set(['pre-delete', 'post-delete']);
 
 /** Pure: a release's own objects go with it, even in other namespaces: say so before it happens. */
 function outsideObjectWarnings(facts: readonly ReleaseFacts[], scoped: ReadonlySet<string>): string[] {

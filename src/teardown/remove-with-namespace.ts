@@ -1,5 +1,6 @@
 import { groupOf } from '../cluster/api-version.js';
 import { keptByHelm } from '../helm/manifest.js';
+import { deleteHooks } from '../helm/release-storage.js';
 import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { ResourceIndex } from './resource-index.js';
@@ -82,9 +83,6 @@ export type NamespaceRemoval =
     }
   | { readonly ok: false; readonly reason: string };
 
-/** Helm hook events that run on `helm uninstall` (Helm docs, "Chart Hooks"). */
-const deleteHookEvents = new Set(['pre-delete', 'post-delete']);
-
 /**
  * Pure: whether deleting namespaces removes `release` the way `helm uninstall` would, and what
  * kube-sweep must then delete itself. It can when the release has no `pre-delete` or
@@ -104,7 +102,7 @@ export function removalWithNamespaces(
   deletedNow: ReadonlySet<string>,
   protection: NamespaceProtection = nameProtectionOnly,
 ): NamespaceRemoval {
-  const hooks = release.release.hooks.filter((h) => h.events.some((e) => deleteHookEvents.has(e)));
+  const hooks = deleteHooks(release.release.hooks);
   if (hooks.length > 0)
     return { ok: false, reason: `it has delete hooks (${hooks.map((h) => h.path).join(', ')})` };
   const home = release.release.namespace;
