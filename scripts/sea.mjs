@@ -4,6 +4,8 @@
 //   1. esbuild bundles src/cli/sea.ts into ONE CommonJS file (a SEA's main script cannot be an
 //      ES module nor load chunks from disk, so client-node's lazy chunk is inlined), stamped
 //      with the version and commit (scripts/build-info.mjs);
+//      (`import.meta.url` is defined as the executable's file URL, for modules that call
+//      createRequire(import.meta.url) when they load);
 //   2. the SEA config sets the V8 flags (execArgv, util/relaunch.ts v8Flags) and no warning;
 //      no V8 code cache by default: then two builds of one commit are byte-identical (a code
 //      cache starts faster but differs from build to build: --code-cache; docs/install.md);
@@ -60,6 +62,12 @@ const bundled = await build({
   target: 'node24',
   minify: true,
   legalComments: 'none',
+  // ES modules bundled into CommonJS lose `import.meta.url` (esbuild leaves it undefined): fdir
+  // (through tinyglobby, `mode: merge`) calls createRequire(import.meta.url) when it loads, and
+  // the executable died at start. Give them the executable's own file URL (in a SEA, __filename
+  // is process.execPath; Node's single-executable-applications doc).
+  define: { 'import.meta.url': 'seaImportMetaUrl' },
+  banner: { js: 'var seaImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
   metafile: true,
   write: false,
   logLevel: 'warning',

@@ -3,7 +3,9 @@
  * no `node` on PATH against the local control plane: --version, scan and plan, exit codes 0/1/2.
  */
 import { execa } from 'execa';
-import { statSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import which from 'which';
 import {
   buildSingleExecutable,
@@ -13,7 +15,7 @@ import {
   type SeaBuild,
 } from './support/cli-builds.js';
 import { buildInfo } from '../../scripts/build-info.mjs';
-import { repoRoot } from '../integration/support/cluster.js';
+import { clusterEnv, repoRoot } from '../integration/support/cluster.js';
 import { versionLine } from '../../src/cli/version.js';
 
 const names = exitCodeNamespaces();
@@ -48,4 +50,20 @@ test('--version prints the version and the commit', async () => {
 
 test('scan and plan without Node on PATH: exit codes 0, 1 and 2', async () => {
   await expectExitCodes(run, names());
+});
+
+test('merge finds report files by glob (the glob library loads in the executable)', async () => {
+  // fdir (under tinyglobby) calls createRequire(import.meta.url) when it loads; the executable
+  // died at start before scripts/sea.mjs defined import.meta.url.
+  const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-sea-merge-'));
+  const scan = await run([
+    'scan',
+    ...['--kubeconfig', clusterEnv().kubeconfig, '--scan-scope', 'environment'],
+    ...['--namespaces', names().clean, '--report-path', join(dir, 'cluster-a', 'report.json')],
+  ]);
+  expect(scan.exitCode).toBe(0);
+  const merged = await run(['merge', join(dir, '*', 'report.json'), '--output', 'json']);
+  expect(merged.stderr).toContain('merging 1 report(s)');
+  expect(merged.exitCode).toBe(0);
+  expect(JSON.parse(merged.stdout)).toMatchObject({ mode: 'merge', verdict: 'clean' });
 });

@@ -42,12 +42,13 @@ test('two doors into one engine: cli/ and action/ import nothing of each other; 
   expect(importsOf('action/').filter(([, t]) => t.startsWith('cli/'))).toEqual([]);
   const importers = [...graph].filter(([, targets]) => targets.includes('execute.ts')).map(([file]) => file);
   expect(importers.filter((f) => !f.startsWith('cli/') && !f.startsWith('action/'))).toEqual([]);
-  // The root of src/ holds the shared run only; each entry point lives in its door's folder.
+  // The root of src/ holds the shared run only (execute.ts, the strategies of engine.ts, and the two
+  // modes that run over many environments or many reports); each entry point lives in its door's folder.
   expect(
     readdirSync(src)
       .filter((name) => name.endsWith('.ts'))
       .sort(),
-  ).toEqual(['engine.ts', 'execute.ts']);
+  ).toEqual(['engine.ts', 'execute.ts', 'merge.ts', 'reap.ts']);
 });
 
 test('the finding model is the rules’: rules/ imports nothing from report/', () => {
