@@ -82,7 +82,7 @@ test('the webhook answers over TLS: it admits a Widget and denies one with a neg
     'widget-operator: spec.size must be >= 0, not -1',
   );
   expect(await getOrUndefined(api(), `${widgets(env.appNs)}/bad`)).toBeUndefined();
-  expect(operator!.output()).toMatch(/webhook: CREATE Widget .*\/bad: denied/);
+  await operator!.waitForOutput(`webhook: CREATE Widget ${env.appNs}/bad: denied`);
 });
 
 test('it holds its Lease under its identity', async () => {
@@ -98,9 +98,8 @@ test('it removes its finalizer from a Widget being deleted, and the Widget goes'
   );
   await api().request({ method: 'DELETE', path: `${widgets(env.appNs)}/doomed` });
   await waitGone(api(), `${widgets(env.appNs)}/doomed`, 30_000);
-  expect(operator!.output()).toContain(
-    `removed finalizer ${env.group}/cleanup from Widget ${env.appNs}/doomed`,
-  );
+  // The operator logs after its PATCH returns: the Widget can be gone before the line arrives.
+  await operator!.waitForOutput(`removed finalizer ${env.group}/cleanup from Widget ${env.appNs}/doomed`);
 });
 
 test('once it is stopped, a Widget being deleted keeps its finalizer and the webhook fails closed', async () => {

@@ -25,6 +25,12 @@ export async function freePort(): Promise<number> {
 /** A running operator process: its output so far, and stop (SIGTERM, waits for the exit). */
 export interface OperatorProcess {
   readonly output: () => string;
+  /**
+   * Resolves once the output holds `text` (the operator logs after its request returns, so a
+   * change seen in the API server can come before the line reaches this process).
+   * @throws Error with the output when `text` has not come within `timeoutMs` (default 10 000 ms)
+   */
+  readonly waitForOutput: (text: string, timeoutMs?: number) => Promise<void>;
   readonly stop: () => Promise<void>;
 }
 
@@ -88,5 +94,13 @@ export async function startOperatorProcess(
     await stop();
     throw new Error(`${(error as Error).message}\noperator output:\n${output}`);
   }
-  return { output: () => output, stop };
+  const waitForOutput = async (text: string, timeoutMs = 10_000) => {
+    await waitFor(async () => ({ done: output.includes(text), value: true }), {
+      timeoutMs,
+      description: `the operator to log "${text}"`,
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}\noperator output:\n${output}`);
+    });
+  };
+  return { output: () => output, waitForOutput, stop };
 }
