@@ -1,5 +1,5 @@
 import { commandOf, parseCommandLine, usage } from '../../../src/cli/index.js';
-import { maxDurationText } from '../../../src/config/settings.js';
+import { maxDurationText } from '../../../src/config/input-values.js';
 import { cli } from '../support/cli.js';
 
 test('--mode is refused: the command word is the mode, so a "plan" can never run a teardown', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Inputs, Outputs } from '../../../src/config/inputs.js';
 import { retryableStatuses } from '../../../src/cluster/retry-policy.js';
 import { findingCodes } from '../../../src/rules/codes.js';
-import { maxDurationText } from '../../../src/config/settings.js';
+import { maxDurationText } from '../../../src/config/input-values.js';
 import { parse } from 'yaml';
 
 const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');

@@ -1,12 +1,7 @@
 import { InputDefaults, Inputs, renderFaceWords, type InputName } from '../../../src/config/inputs.js';
 import parseDuration from 'parse-duration';
-import {
-  InputError,
-  maxDurationMs,
-  maxDurationText,
-  parseSettings,
-  type Settings,
-} from '../../../src/config/settings.js';
+import { maxDurationMs, maxDurationText } from '../../../src/config/input-values.js';
+import { InputError, parseSettings, type Settings } from '../../../src/config/settings.js';
 
 /** parseSettings with its InputError's message in the action's words, as the action prints it. */
 function parseSettingsAsAction(read: (name: InputName) => string): Settings {
