@@ -1,5 +1,5 @@
 import type { ApiRequest } from '../cluster/api-client.js';
-import type { ReleaseOutcome } from '../teardown/run-teardown.js';
+import type { ReleaseOutcome } from '../teardown/teardown-result.js';
 import type { CancelCause } from '../util/cancellation.js';
 
 /**
@@ -27,7 +27,7 @@ export interface ProgressRecorder {
   group(
     inner: <T>(title: string, fn: () => Promise<T>) => Promise<T>,
   ): <T>(title: string, fn: () => Promise<T>) => Promise<T>;
-  /** A release's teardown outcome (teardown/run-teardown.ts `onReleaseDone`). */
+  /** A release's teardown outcome (teardown/teardown-context.ts `onReleaseDone`). */
   releaseDone(outcome: ReleaseOutcome): void;
   /** A request the API server answered with 2xx (cluster/cancellable-api.ts). */
   answered(req: ApiRequest): void;

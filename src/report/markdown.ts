@@ -8,7 +8,7 @@ import {
 } from './report.js';
 import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import type { DryRunSkip, DryRunSummary } from '../teardown/dry-run.js';
-import type { TeardownResult } from '../teardown/run-teardown.js';
+import type { TeardownResult } from '../teardown/teardown-result.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';

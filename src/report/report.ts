@@ -5,7 +5,7 @@ import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
 import type { BlastRadius } from '../teardown/blast-radius.js';
 import type { DryRunSummary } from '../teardown/dry-run.js';
-import type { TeardownResult } from '../teardown/run-teardown.js';
+import type { TeardownResult } from '../teardown/teardown-result.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import type { Finding } from '../rules/findings.js';
 import type { LeftoverDiagnosis } from '../rules/leftover-diagnosis.js';

@@ -5,7 +5,8 @@ import { isProtected, isProtectedNamespace, nameProtectionOnly } from '../plan/p
 import { planNamespaceRemovals, type NamespaceRemoval } from './remove-with-namespace.js';
 import type { ResourceIndex } from './resource-index.js';
 import type { Blocker } from './wait-gone.js';
-import { lastStageTouching, objectsToAwait, strandedReason } from './run-teardown.js';
+import { lastStageTouching, objectsToAwait } from './release-objects.js';
+import { strandedReason } from './stage-custom-resources.js';
 import { Inputs, inputSet } from '../config/inputs.js';
 
 /** An object a teardown would delete (or leave on purpose). */

@@ -1,7 +1,7 @@
 import { inFaceTerms } from '../../../src/report/face.js';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { releaseFacts } from '../../../src/plan/release-facts.js';
-import { deleteDirectObjects } from '../../../src/teardown/run-teardown.js';
+import { deleteDirectObjects } from '../../../src/teardown/stage-removal.js';
 import type { TeardownPlan } from '../../../src/plan/build-plan.js';
 import type { AwaitedObject } from '../../../src/teardown/wait-gone.js';
 import { recordedRelease } from '../support/fixtures.js';

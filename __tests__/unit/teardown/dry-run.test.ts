@@ -73,7 +73,7 @@ test('an instance foreseen to outlive its deletion: its CRD’s release is skipp
   expect(operator!.skipped).toEqual([
     {
       release: `${ns}/operator`,
-      // The real run's words (run-teardown.ts strandedReason).
+      // The real run's words (stage-custom-resources.ts strandedReason).
       reason: `not uninstalled: 1 widgets.${group} object(s) still there; its controller must stay to finalize them`,
       instances: [{ object: { apiVersion: `${group}/v1`, kind: 'Widget', namespace: ns, name: 'w2' }, why }],
     },

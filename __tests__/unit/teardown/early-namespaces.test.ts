@@ -1,6 +1,6 @@
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import { resourceIndex } from '../../../src/teardown/resource-index.js';
-import { lastStageTouching } from '../../../src/teardown/run-teardown.js';
+import { lastStageTouching } from '../../../src/teardown/release-objects.js';
 import { oldestResourceVersion } from '../../../src/teardown/wait-gone.js';
 import { recordedRelease } from '../support/fixtures.js';
 

@@ -1,0 +1,95 @@
+/**
+ * Step 1 of a stage: the custom resources of the CRDs its releases ship, deleted first while their
+ * controller still runs; and the decision it leads to (`strandedReason`: a release whose CRDs'
+ * instances are still there, or unchecked, is not removed).
+ */
+import { KubernetesApiError } from '../cluster/errors.js';
+import { collectionPath } from '../inventory/list.js';
+import type { PlannedStage } from '../plan/build-plan.js';
+import type { ReleaseFacts } from '../plan/release-facts.js';
+import { describeError, isFatal, type StageContext } from './teardown-context.js';
+import type { CrdInstancesOutcome } from './teardown-result.js';
+import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
+
+/**
+ * Step 1 of a stage: in the scoped namespaces, delete (deletecollection) the instances of the
+ * CRDs the stage's releases ship, and wait for them while their controller still runs.
+ * @returns the outcome per CRD, and the CRDs whose instances could not be checked.
+ */
+export async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) {
+  const crdInstances: CrdInstancesOutcome[] = [];
+  const unchecked = new Set<string>();
+  for (const crd of stage.crdInstancesFirst) {
+    if (!crd.namespaced) {
+      c.ports.log(
+        `CRD ${crd.name} is cluster-scoped: its instances are outside the namespace scope and are left to Helm`,
+      );
+      continue;
+    }
+    const address = c.ports.resources(crd.group, crd.kind, crd.versions[0]);
+    if (!address) continue; // no longer served: nothing to delete
+    const awaited: AwaitedObject[] = [];
+    for (const ns of c.plan.scope.namespaces) {
+      const path = collectionPath(address, ns);
+      try {
+        const list = await c.ports.api.request<{ items?: { metadata?: { name?: string } }[] }>({ path });
+        for (const item of list.items ?? []) {
+          const name = item.metadata?.name ?? '';
+          awaited.push({
+            apiVersion: `${address.group}/${address.version}`,
+            kind: crd.kind,
+            namespace: ns,
+            name,
+            address,
+          });
+        }
+        if ((list.items ?? []).length > 0) await c.ports.api.request({ method: 'DELETE', path });
+      } catch (error) {
+        if (error instanceof KubernetesApiError && error.status === 404) continue;
+        if (isFatal(error)) throw error;
+        c.errors.push(`deleting ${crd.kind} objects in ${ns}: ${describeError(error)}`);
+        unchecked.add(crd.name);
+      }
+    }
+    if (awaited.length === 0) continue;
+    c.ports.log(
+      `deleting ${awaited.length} ${crd.kind} objects (CRD ${crd.name}) while their controller still runs`,
+    );
+    let remaining: Blocker[] = [];
+    try {
+      remaining = await waitUntilGone(c.ports.api, awaited, {
+        timeoutMs: c.budget(),
+        clock: c.clock,
+        onWatchFailed: c.ports.log,
+      });
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      c.errors.push(`waiting for ${crd.kind} objects to be gone: ${describeError(error)}`);
+      unchecked.add(crd.name);
+    }
+    for (const b of remaining)
+      c.ports.log(`still there: ${b.kind} ${b.namespace}/${b.name} finalizers [${b.finalizers.join(', ')}]`);
+    crdInstances.push({ crd: crd.name, namespaces: c.plan.scope.namespaces, remaining });
+  }
+  return { crdInstances, unchecked };
+}
+
+/**
+ * Pure: why a release must stay (its CRDs' instances are still there or unchecked after step 1
+ * of its stage), or undefined. The one decision of a skip: the real run reads it from the wait's
+ * outcome, the dry run (dry-run.ts) from the snapshot's forecast of that outcome.
+ */
+export function strandedReason(
+  facts: ReleaseFacts,
+  first: { crdInstances: readonly CrdInstancesOutcome[]; unchecked: ReadonlySet<string> },
+): string | undefined {
+  const stranded = first.crdInstances.filter(
+    (x) => x.remaining.length > 0 && facts.crds.some((crd) => crd.name === x.crd),
+  );
+  if (stranded.length > 0)
+    return `not uninstalled: ${stranded.map((x) => `${x.remaining.length} ${x.crd} object(s)`).join(', ')} still there; its controller must stay to finalize them`;
+  const unchecked = facts.crds.filter((crd) => first.unchecked.has(crd.name)).map((crd) => crd.name);
+  if (unchecked.length > 0)
+    return `not uninstalled: could not confirm that the ${unchecked.join(', ')} objects are gone`;
+  return undefined;
+}

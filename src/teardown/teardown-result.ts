@@ -1,0 +1,102 @@
+/**
+ * What a teardown reports, as data: each release's outcome, each stage's result, the objects Helm
+ * hooks left, and the whole teardown's result (report/ renders it, run-teardown.ts returns it).
+ */
+import type { RefusedRequest } from '../cluster/refusal.js';
+import type { NamespaceOutcome } from './namespaces.js';
+import type { Blocker } from './wait-gone.js';
+
+/** Outcome of one `helm uninstall`. Durations in ms. */
+export interface ReleaseOutcome {
+  readonly release: string;
+  /**
+   * `skipped`: not uninstalled because custom resources of a CRD it ships are still there
+   * (uninstalling would take their controller away and strand their finalizers).
+   */
+  readonly status: 'uninstalled' | 'failed' | 'skipped';
+  /**
+   * `helm`: by `helm uninstall`. `namespace`: without Helm, as `removalWithNamespaces` allows
+   * (no delete hooks; its record and namespaced objects go with namespaces this teardown
+   * deletes, its other objects deleted by kube-sweep in Helm's uninstall order).
+   */
+  readonly method: 'helm' | 'namespace';
+  readonly helmStatusBefore: string;
+  readonly durationMs: number;
+  /** Helm's error (last lines of stderr) when it failed. */
+  readonly message?: string;
+}
+
+/** Custom resources deleted before their CRD's release went. */
+export interface CrdInstancesOutcome {
+  readonly crd: string;
+  readonly namespaces: readonly string[];
+  /** Instances still there when the wait ended (with the finalizers that hold them). */
+  readonly remaining: readonly Blocker[];
+}
+
+export interface StageResult {
+  readonly index: number;
+  readonly releases: readonly ReleaseOutcome[];
+  readonly crdInstances: readonly CrdInstancesOutcome[];
+  /** Objects of the stage's manifests still present when the wait ended. */
+  readonly remaining: readonly Blocker[];
+  /** Objects kept on purpose (annotation helm.sh/resource-policy: keep), not awaited. */
+  readonly kept: readonly { apiVersion: string; kind: string; namespace?: string; name: string }[];
+  /**
+   * Manifest kinds the API no longer serves and whose group-version did not fail discovery:
+   * their CRD went before the release that uses them (scenario S09), and their objects with it.
+   */
+  readonly unservedKinds: readonly string[];
+  /** Manifest kinds whose group-version failed discovery: their objects could not be checked. */
+  readonly unverifiableKinds: readonly string[];
+  /** Requests that failed while deleting or waiting (e.g. 403): what they could not check. */
+  readonly errors: readonly string[];
+  /** When the stage started and ended (RFC 3339, ms precision); its budget runs from `startedAt`. */
+  readonly startedAt: string;
+  readonly endedAt: string;
+  readonly durationMs: number;
+  /**
+   * Where the stage's time went, in ms: deleting and awaiting custom resources first, the
+   * removal (`helm uninstall` processes, deletes of objects outside deleted namespaces, and
+   * deleting and emptying the namespaces whose last stage this is), and the wait for the
+   * manifests' objects.
+   */
+  readonly stepsMs: { readonly crdInstances: number; readonly uninstall: number; readonly wait: number };
+}
+
+/**
+ * An object a Helm hook made that is still there, with the release whose hook made it: Helm
+ * sets no release annotation on hook objects, so only the teardown, which read the release's
+ * stored hook manifests, can name it.
+ */
+export interface HookLeftover extends Blocker {
+  /** The release (`<namespace>/<name>`) whose stored hook manifest holds the object. */
+  readonly release: string;
+}
+
+/** Result of a teardown; `leftovers` when anything remains or failed. */
+export interface TeardownResult {
+  readonly stages: readonly StageResult[];
+  readonly namespaces: readonly NamespaceOutcome[];
+  /**
+   * Objects that Helm hooks of the torn-down releases created and nobody deleted (a hook
+   * without a delete policy, e.g. a post-install ClusterRole): Helm never removes them. Looked
+   * for right after each release is removed, before its namespaces may be deleted (a
+   * namespaced one then goes with its namespace: report.ts `goneWithNamespace`), and after the
+   * stages for the rest.
+   */
+  readonly hookLeftovers: readonly HookLeftover[];
+  /** Checks after the stages that failed (e.g. looking for the hooks' objects): not verified. */
+  readonly errors: readonly string[];
+  /**
+   * Requests of kube-sweep's own that the API server refused (RBAC, admission, quota), in the
+   * order they were answered: a namespace's DELETE (that namespace is `refused`), a release's
+   * object deleted without Helm (that release `failed`), a namespace's deletecollection (left to
+   * the namespace controller). The teardown went on after each. Absent in reports written
+   * before it existed.
+   */
+  readonly refusals?: readonly RefusedRequest[];
+  readonly durationMs: number;
+  /** True when the overall `timeout` ran out (later waits were cut short). */
+  readonly timedOut: boolean;
+}
