@@ -5,5 +5,12 @@
 export function changelogSection(changelog: string, version: string): string;
 /** The version a tag names; throws unless the tag is `v` + `packageVersion`. */
 export function tagVersion(tag: string, packageVersion: string): string;
-/** Throws unless sweep.yaml among `files` names the sha256 of the krew archive among them. */
-export function checkKrewSha(files: readonly string[], read: (file: string) => Buffer): void;
+/**
+ * Throws unless sweep.yaml among `files` names `tag` as its version, and this release's download
+ * URL and sha256 of the krew archive among them.
+ */
+export function checkKrewManifest(
+  files: readonly string[],
+  read: (file: string) => Buffer,
+  release: { tag: string; server: string; repository: string },
+): void;

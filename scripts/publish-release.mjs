@@ -6,8 +6,9 @@
 //     Fails unless <tag> is `v` + package.json's version and CHANGELOG.md has its `## <version>`
 //     section (the release notes).
 //   node scripts/publish-release.mjs publish <tag> <file>...
-//     The same checks; refuses a krew manifest (sweep.yaml among the files) whose sha256 is not
-//     the sha256 of the krew archive (kubectl-sweep-*.tar.gz among the files); then creates the
+//     The same checks; refuses a krew manifest (sweep.yaml among the files) that is not this
+//     release's: its version must be <tag>, its uri this release's download URL of the krew
+//     archive among the files (kubectl-sweep-*.tar.gz) and its sha256 that archive's; then creates the
 //     release <tag> (title `kube-sweep <tag>`, notes: the CHANGELOG.md section) in
 //     $GITHUB_REPOSITORY with the token $GITHUB_TOKEN, and uploads each file as an asset named
 //     as the file, to the upload_url the API returned. Prints each asset's download URL.
@@ -16,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -44,23 +46,32 @@ export function tagVersion(tag, packageVersion) {
 }
 
 /**
- * Throws unless the krew manifest among `files` (sweep.yaml) names the sha256 of the krew archive
- * among them (kubectl-sweep-*.tar.gz); `read` returns a file's bytes. No manifest: nothing to check.
+ * Throws unless the krew manifest among `files` (sweep.yaml) is the one of this release: its
+ * `spec.version` is `tag`, and its one platform's `uri` is this release's download URL of the
+ * krew archive among `files` (kubectl-sweep-*.tar.gz; `<server>/<repository>/releases/download/
+ * <tag>/<name>`) and its `sha256` that archive's sha256. `read` returns a file's bytes. No
+ * manifest among `files`: nothing to check.
  */
-export function checkKrewSha(files, read) {
+export function checkKrewManifest(files, read, { tag, server, repository }) {
   const manifest = files.find((f) => basename(f) === 'sweep.yaml');
   if (!manifest) return;
   const archive = files.find((f) => /^kubectl-sweep-.*\.tar\.gz$/.test(basename(f)));
   if (!archive) throw new Error('sweep.yaml is published without its krew archive kubectl-sweep-*.tar.gz');
+  const spec = parse(read(manifest).toString('utf8'))?.spec ?? {};
+  const platforms = spec.platforms ?? [];
   const sha = createHash('sha256').update(read(archive)).digest('hex');
-  const named = [
-    ...read(manifest)
-      .toString('utf8')
-      .matchAll(/sha256: *["']?([0-9a-f]{64})/g),
-  ].map((m) => m[1]);
-  if (named.length !== 1 || named[0] !== sha)
+  const uri = `${server}/${repository}/releases/download/${tag}/${basename(archive)}`;
+  const problems = [
+    spec.version === tag ? '' : `spec.version is '${spec.version}', not '${tag}'`,
+    platforms.length === 1 ? '' : `it has ${platforms.length} platforms, not the one archive`,
+    platforms[0]?.uri === uri ? '' : `the uri is '${platforms[0]?.uri}', not '${uri}'`,
+    platforms[0]?.sha256 === sha
+      ? ''
+      : `the sha256 is '${platforms[0]?.sha256}', not ${basename(archive)}'s ${sha}`,
+  ].filter((p) => p !== '');
+  if (problems.length > 0)
     throw new Error(
-      `sweep.yaml names sha256 ${named.join(', ') || '(none)'}, not ${basename(archive)}'s ${sha}: build both with scripts/sea.mjs`,
+      `sweep.yaml is not this release's manifest: ${problems.join('; ')} (plugins/sweep.yaml gives version and uri, scripts/sea.mjs the sha256)`,
     );
 }
 
@@ -73,11 +84,13 @@ function notesOf(tag) {
 /** Creates the release and uploads `files`; returns the assets' download URLs. */
 async function publish(tag, files) {
   const notes = notesOf(tag);
-  checkKrewSha(files, (f) => readFileSync(f));
   const token = process.env.GITHUB_TOKEN;
-  const [owner, repo] = (process.env.GITHUB_REPOSITORY ?? '').split('/');
+  const repository = process.env.GITHUB_REPOSITORY ?? '';
+  const [owner, repo] = repository.split('/');
   if (!token) throw new Error('GITHUB_TOKEN is not set: give the job token (github.token)');
   if (!owner || !repo) throw new Error('GITHUB_REPOSITORY is not owner/name (the runner sets it)');
+  const server = process.env.GITHUB_SERVER_URL ?? 'https://github.com';
+  checkKrewManifest(files, (f) => readFileSync(f), { tag, server, repository });
   const { getOctokit } = await import('@actions/github');
   const octokit = getOctokit(token);
   const { data: release } = await octokit.rest.repos.createRelease({

@@ -28,6 +28,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
 import { repoRoot } from '../integration/support/cluster.js';
 import {
   recorderIds,
@@ -147,6 +148,7 @@ suite(`release-publish.yml under act, for ${tag}${reason ? ` (skipped: ${reason}
       throw new Error(`act exited ${run.exitCode} (job ${run.jobResult}); its log:\n${run.text}`);
     // actions/checkout of the repository is act's copy of it; nothing was fetched.
     expect(run.text).not.toContain('LocalRepositoryCache not matched');
+    expect(run.text).not.toContain(token);
   });
 
   test('one release, for the tag, titled with it, with the CHANGELOG section as its notes', () => {
@@ -172,13 +174,27 @@ suite(`release-publish.yml under act, for ${tag}${reason ? ` (skipped: ${reason}
     for (const [name, bytes] of uploaded) expect([name, bytes.length > 0]).toEqual([name, true]);
   });
 
-  test("the uploaded krew manifest names the sha256 of the uploaded krew archive's bytes", () => {
+  test("the uploaded krew manifest is this release's: its version, the uploaded archive's URL and sha256", () => {
     const manifest = uploaded.get('sweep.yaml')?.toString('utf8') ?? '';
     const archive = uploaded.get('kubectl-sweep-linux-x64.tar.gz') ?? Buffer.alloc(0);
-    // Zeros (plugins/sweep.yaml as committed) or another archive's sha256 fail here.
+    // Zeros (plugins/sweep.yaml as committed) or another archive's sha256 fail here: the sha256 is
+    // computed from the bytes the recorder received.
     const named = [...manifest.matchAll(/sha256: *["']?([0-9a-f]{64})/g)].map((m) => m[1]);
     expect(named).toEqual([sha256(archive)]);
-    expect(manifest).toContain('name: sweep');
+    const plugin = parse(manifest) as {
+      metadata: { name: string };
+      spec: { version: string; platforms: { uri: string; sha256: string; bin: string }[] };
+    };
+    expect(plugin.metadata.name).toBe('sweep');
+    expect(plugin.spec.version).toBe(tag);
+    // What krew downloads: the archive this release uploaded, at GitHub's download URL of it.
+    expect(plugin.spec.platforms).toEqual([
+      expect.objectContaining({
+        uri: `https://github.com/${repository}/releases/download/${tag}/kubectl-sweep-linux-x64.tar.gz`,
+        sha256: sha256(archive),
+        bin: 'kubectl-sweep',
+      }),
+    ]);
   });
 
   test('the uploaded executable runs and names the tag and the tagged commit', async () => {
