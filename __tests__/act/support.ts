@@ -71,6 +71,11 @@ export interface ActRun {
 export interface ActOptions {
   /** Workflow file, relative to the repository root (`examples/scheduled-hygiene.yml`). */
   readonly workflow: string;
+  /**
+   * The git repository act runs in (its working tree is the job's workspace, its HEAD the
+   * commit, its remotes the checkout's), and whose `workflow` is run: this repository unless given.
+   */
+  readonly directory?: string;
   /** Event name (`pull_request`, `schedule`, `push`, `workflow_dispatch`). */
   readonly event: string;
   /** Run only this job (act's `--job`); every job the event triggers when absent. */
@@ -132,12 +137,13 @@ function pairs(flag: string, values: Record<string, string>): string[] {
 function actArgs(options: ActOptions, work: string, action: string): string[] {
   const eventPath = join(work, 'event.json');
   writeFileSync(eventPath, JSON.stringify(options.payload ?? {}));
+  const directory = options.directory ?? repoRoot;
   return [
     options.event,
     '--workflows',
-    join(repoRoot, options.workflow),
+    join(directory, options.workflow),
     '--directory',
-    repoRoot,
+    directory,
     '--eventpath',
     eventPath,
     ...(options.job ? ['--job', options.job] : []),
@@ -161,7 +167,7 @@ export async function runAct(options: ActOptions): Promise<ActRun> {
   mkdirSync(join(work, 'xdg-config'));
   const act = await actBinary();
   const result = await execa(act, actArgs(options, work, actionCopy()), {
-    cwd: repoRoot,
+    cwd: options.directory ?? repoRoot,
     env: {
       PATH: [...(options.path ?? []), dirname(process.execPath), systemPath].join(delimiter),
       HOME: process.env['HOME'] ?? work,

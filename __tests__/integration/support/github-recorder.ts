@@ -1,7 +1,9 @@
 /**
  * A local HTTP server that answers the GitHub REST calls kube-sweep makes (issue comments,
- * check runs) and records every request: method, path with query, JSON body and the
- * authorization header. GitHub itself cannot be reached from the tests; the action is pointed
+ * check runs, pull requests) and the release workflow makes (a release and its asset uploads,
+ * scripts/publish-release.mjs), and records every request: method, path with query, body (parsed
+ * JSON, or the raw bytes of a body that is not JSON: an uploaded asset) and the authorization
+ * header. GitHub itself cannot be reached from the tests; the action is pointed
  * here with GITHUB_API_URL.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ export interface RecordedRequest {
   readonly method: string;
   /** Path and query, e.g. `/repos/o/r/issues/7/comments?per_page=100`. */
   readonly path: string;
+  /** Parsed JSON; a Buffer when the request's content-type is not JSON (an asset upload). */
   readonly body: unknown;
   readonly authorization: string;
 }
@@ -46,6 +49,7 @@ export interface GitHubRecorder {
 
 const checkRunId = 4242;
 const createdCommentId = 9001;
+const releaseId = 7007;
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -55,7 +59,10 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  const type = String(req.headers['content-type'] ?? 'application/json');
+  if (!type.includes('json')) return bytes;
+  const text = bytes.toString('utf8');
   return text ? JSON.parse(text) : undefined;
 }
 
@@ -128,6 +135,25 @@ export async function startGitHubRecorder(options: RecorderOptions = {}): Promis
       if (method === 'PATCH' && /^\/repos\/[^/]+\/[^/]+\/check-runs\/\d+$/.test(url.pathname)) {
         return send(res, 200, { id: checkRunId, html_url: `${base}/check/${checkRunId}` });
       }
+      if (method === 'POST' && (m = /^\/repos\/([^/]+\/[^/]+)\/releases$/.exec(url.pathname))) {
+        // As GitHub: the asset uploads go to upload_url (a URI template; here on loopback too).
+        const tag = (body as { tag_name?: string } | undefined)?.tag_name;
+        return send(res, 201, {
+          id: releaseId,
+          tag_name: tag,
+          html_url: `${base}/${m[1]}/releases/tag/${tag}`,
+          upload_url: `${base}/repos/${m[1]}/releases/${releaseId}/assets{?name,label}`,
+        });
+      }
+      if (method === 'POST' && (m = /^\/repos\/([^/]+\/[^/]+)\/releases\/\d+\/assets$/.exec(url.pathname))) {
+        const name = url.searchParams.get('name') ?? '';
+        const size = Buffer.isBuffer(body) ? body.length : 0;
+        return send(res, 201, {
+          name,
+          size,
+          browser_download_url: `${base}/${m[1]}/releases/download/${name}`,
+        });
+      }
       return send(res, 404, { message: 'Not Found' });
     })().catch((error: unknown) => send(res, 500, { message: String(error) }));
   });
@@ -140,8 +166,8 @@ export async function startGitHubRecorder(options: RecorderOptions = {}): Promis
   };
 }
 
-/** The ids the recorder gives: the check run it creates and a comment it creates. */
-export const recorderIds = { checkRunId, createdCommentId } as const;
+/** The ids the recorder gives: the check run, a comment and a release it creates. */
+export const recorderIds = { checkRunId, createdCommentId, releaseId } as const;
 
 /**
  * The GITHUB_* variables a runner sets for a job, pointing the API at `apiUrl`, with an event

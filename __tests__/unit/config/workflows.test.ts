@@ -41,22 +41,49 @@ test('e2e.yml runs the kind project after the Docker engine and the node image a
   expect(runs(workflow('e2e.yml')).some((r) => r.includes('npm run test:kind'))).toBe(true);
 });
 
-test('release.yml: on a version tag, checks dist and the tests, attaches the builds with the real krew sha256, moves the major tag', () => {
+test('release.yml: on a version tag, job `test` checks the tag, dist and the tests; job `publish` (after it) runs release-publish.yml', () => {
   const text = readFileSync(join(process.cwd(), '.github/workflows/release.yml'), 'utf8');
-  const release = parse(text) as Workflow & { on: { push: { tags: string[] } } };
+  type Job = {
+    needs?: string;
+    uses?: string;
+    permissions?: Record<string, string>;
+    steps?: { run?: string }[];
+  };
+  const release = parse(text) as { on: { push: { tags: string[] } }; jobs: Record<string, Job> };
   expect(release.on.push.tags).toEqual(['v*.*.*']);
-  const steps = runs(release).join('\n');
+  expect(Object.keys(release.jobs)).toEqual(['test', 'publish']);
+  const tests = release.jobs['test']!.steps!.map((s) => s.run ?? '').join('\n');
   for (const needed of [
+    'node scripts/publish-release.mjs check "$GITHUB_REF_NAME"',
     'npm run check-dist',
     'npm run test:cluster',
+  ])
+    expect([needed, tests.includes(needed)]).toEqual([needed, true]);
+  // Publishing is a job of its own that runs only after the tests passed, and builds nothing there.
+  expect(release.jobs['publish']).toEqual({
+    needs: 'test',
+    permissions: { contents: 'write' },
+    uses: './.github/workflows/release-publish.yml',
+  });
+  expect(tests).not.toMatch(/npm pack|sea\.mjs|publish-release\.mjs publish|git push/);
+  // The publish workflow is called only (no trigger of its own), and runs no tests (the act test
+  // __tests__/act/release.test.ts runs it).
+  const publish = parse(
+    readFileSync(join(process.cwd(), '.github/workflows/release-publish.yml'), 'utf8'),
+  ) as {
+    on: Record<string, unknown>;
+  } & Workflow;
+  expect(Object.keys(publish.on)).toEqual(['workflow_call']);
+  const steps = runs(publish).join('\n');
+  for (const needed of [
     'npm pack',
     'node scripts/sea.mjs',
-    'gh release create',
+    'node scripts/publish-release.mjs publish "$GITHUB_REF_NAME"',
     'kubectl-sweep-linux-x64.tar.gz build/release/sweep.yaml',
-    '! grep -q "sha256: \'0\\{64\\}\'"',
     'git push -f origin "refs/tags/$major"',
   ])
     expect([needed, steps.includes(needed)]).toEqual([needed, true]);
+  expect(steps).not.toMatch(/npm (run )?test|jest/);
   expect(readFileSync(join(process.cwd(), 'CHANGELOG.md'), 'utf8')).toMatch(
     new RegExp(`^## ${JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')).version}$`, 'm'),
   );
