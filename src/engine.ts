@@ -5,6 +5,9 @@ import { findReleases } from './helm/discover-releases.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
 import type { Inventory } from './inventory/snapshot.js';
+import type { ObjectMetadata } from './inventory/types.js';
+import { groupOf } from './cluster/api-version.js';
+import type { LiveObjectLookup } from './plan/release-reach.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope, scopeRefusals } from './plan/scope.js';
 import { namespaceProtection } from './plan/protected-namespaces.js';
@@ -304,6 +307,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       namespacedOf: (group, kind) => resources(group, kind)?.namespaced,
       instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
+      liveObject: liveObjectIndex(inventory),
       scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
     });
     const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
@@ -325,6 +329,22 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
     return { plan: teardownPlan, blastRadius, warnings, problems, refused, resources };
   });
+}
+
+/**
+ * The snapshot's objects by API group, kind, namespace and name (built once, on the first
+ * lookup), for the plan's ownership check of objects outside the scope (plan/release-reach.ts).
+ */
+function liveObjectIndex(inventory: Inventory): LiveObjectLookup {
+  let index: Map<string, ObjectMetadata> | undefined;
+  const key = (group: string, kind: string, namespace: string | undefined, name: string) =>
+    JSON.stringify([group, kind, namespace ?? '', name]);
+  return (group, kind, namespace, name) => {
+    index ??= new Map(
+      inventory.objects.map((o) => [key(groupOf(o.apiVersion), o.kind, o.namespace, o.name), o]),
+    );
+    return index.get(key(group, kind, namespace, name));
+  };
 }
 
 /** Logs the blast radius first (before the stages): what a teardown of the plan deletes, named. */

@@ -78,6 +78,13 @@ type OptionToken = Extract<Token, { kind: 'option' }>;
 function valueError(t: OptionToken): string | undefined {
   const flag = t.rawName;
   if (t.value === undefined) return `${flag} needs a value: ${flag} <value>\n${seeHelp}`;
+  // `--kubeconfig "$STAGING_KUBECONFIG"` with the variable unset must not fall back to the
+  // default cluster (nor `--namespaces "$PREFIX"` to anything): an empty value is an error.
+  if (t.value.trim() === '')
+    return (
+      `${flag} is given an empty value; give it a value or leave the flag out ` +
+      `(an unset shell variable gives this: ${flag} "$VARIABLE")\n${seeHelp}`
+    );
   if (t.inlineValue || !t.value.startsWith('-') || dashValue.test(t.value)) return undefined;
   const next = t.value.replace(/^--?([^=]*).*$/s, '$1');
   return next === Inputs.mode || Object.hasOwn(flags, next)
@@ -97,8 +104,9 @@ function unknownError(t: OptionToken): string {
 /**
  * Pure: reads the command line (node:util parseArgs cuts it into tokens; the checks and
  * messages are ours). A usage error is a message naming the flag and the fix: an unknown option
- * (with the closest known one, util/edit-distance.ts), `--mode`, a flag with no value, a value
- * that looks like a flag, a value given to --help or --version, a single-value flag given twice.
+ * (with the closest known one, util/edit-distance.ts), `--mode`, a flag with no value or an
+ * empty or blank one (an unset shell variable: never a fallback to a default), a value that
+ * looks like a flag, a value given to --help or --version, a single-value flag given twice.
  * List flags (listInputs) accumulate; boolean flags (booleanInputs) may stand alone.
  * @returns the values and positionals, or `{ error }` (the CLI exits 2 with it).
  */

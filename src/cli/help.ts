@@ -64,7 +64,12 @@ function flagRows(name: InputName): [string, string][] {
   const doc = InputDocs[name];
   const flag = booleanInputs.has(name) ? `--${name}[=false]` : `--${name} <value>`;
   const fallback = InputDefaults[name] === '' ? 'none' : InputDefaults[name].replace(/\n/g, ' ');
-  const more = listInputs.has(name) ? '; repeat the flag or separate values with commas' : '';
+  // `order` lines and `ignore` entries are one per value: their inputs do not split at commas (settings.ts).
+  const more = !listInputs.has(name)
+    ? ''
+    : name === Inputs.order || name === Inputs.ignore
+      ? '; repeat the flag, one entry per value'
+      : '; repeat the flag or separate values with commas';
   return [
     [flag, renderFaceWords('cli', doc.summary)],
     ['', `default: ${emptyMeans[name] ?? fallback}${more}`],

@@ -90,7 +90,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   selector: {
     summary: 'A namespace label selector (env=pr-12, team in (a,b)).',
-    details: `With ${inputRef('namespaces')} it narrows them: a namespace is in scope when its name matches a pattern AND its labels match the selector. Alone it selects the namespaces whose labels match; for \`teardown\` and \`plan\` a selector alone that is only negative (\`!key\`, \`key!=value\`, \`notin\`) or that matches every namespace of the cluster (\`kubernetes.io/metadata.name\`) is refused before any change.`,
+    details: `With ${inputRef('namespaces')} it narrows them: a namespace is in scope when its name matches a pattern AND its labels match the selector. Alone it selects the namespaces whose labels match; for \`teardown\` and \`plan\` a selector alone that is only negative (\`!key\`, \`key!=value\`, \`notin\`), that matches every namespace of the cluster (\`kubernetes.io/metadata.name\`), or whose positive requirements each match every namespace (\`kubernetes.io/metadata.name,!legacy\`) is refused before any change.`,
     commands: scoped,
   },
   releases: {

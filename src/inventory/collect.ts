@@ -241,8 +241,11 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     coverage.push(...pods.coverage);
   }
   const helm = await readReleaseRecords(api, objects, options.concurrency);
-  if (helm.records.length + helm.coverage.length)
-    log(`helm release records read whole: ${helm.records.length} (${helm.coverage.length} failed)`);
+  if (helm.records.length + helm.coverage.length + helm.undecodable.length)
+    log(
+      `helm release records read whole: ${helm.records.length} (${helm.coverage.length} failed, ` +
+        `${helm.undecodable.length} not valid)`,
+    );
   coverage.push(...helm.coverage);
   const held = await readHeldBodies(api, objects, options.concurrency);
   coverage.push(...held.coverage);
@@ -268,6 +271,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
     coverage,
     ...(etcd ? { etcd } : {}),
     helmRecords: helm.records,
+    undecodableHelmRecords: helm.undecodable,
     heldBodies: held.bodies,
     stats: {
       discoveryMs,

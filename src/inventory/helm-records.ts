@@ -34,6 +34,21 @@ export interface StoredReleaseRecord {
   readonly status: string;
 }
 
+/**
+ * A release record whose body does not decode into a valid release (release-storage.ts
+ * `decodeRelease`: not base64 of gzip of JSON, a gzip bomb, a name Helm would not allow, a
+ * manifest that is not YAML objects). It is a finding (HelmReleaseRecordInvalid) about that
+ * one object, never a coverage gap: anyone who can write Secrets in one namespace could
+ * otherwise make every scan of the cluster `partial` and silence the rules that read Secrets.
+ */
+export interface UndecodableReleaseRecord {
+  readonly kind: 'Secret' | 'ConfigMap';
+  readonly namespace: string;
+  readonly name: string;
+  /** The decoder's message (names the record). */
+  readonly reason: string;
+}
+
 /** A record whose body is read, from the metadata snapshot. */
 interface Candidate {
   readonly o: ObjectMetadata;
@@ -86,8 +101,8 @@ function gap(o: ObjectMetadata, message: string, forbidden: boolean): CoverageGa
 /**
  * Reads the body of each record of `recordsToRead`, `concurrency` at a time, and keeps only which
  * release it describes (name, namespace, revision, status); the body is dropped. A record gone
- * meanwhile (404) is skipped; one that is forbidden, fails or does not decode becomes a coverage
- * gap naming it. Records are validated as plan and teardown validate them (release-storage.ts
+ * meanwhile (404) is skipped; one that is forbidden or fails becomes a coverage gap naming it;
+ * one that does not decode is `undecodable` (a finding, not a gap). Records are validated as plan and teardown validate them (release-storage.ts
  * `releaseRecordProblem`), except that a release namespace other than the record's is accepted:
  * it is what this looks for, and nothing here runs Helm on it.
  */
@@ -95,10 +110,15 @@ export async function readReleaseRecords(
   api: ApiClient,
   objects: readonly ObjectMetadata[],
   concurrency: number,
-): Promise<{ records: StoredReleaseRecord[]; coverage: CoverageGap[] }> {
+): Promise<{
+  records: StoredReleaseRecord[];
+  coverage: CoverageGap[];
+  undecodable: UndecodableReleaseRecord[];
+}> {
   const limit = pLimit(concurrency);
   const records: StoredReleaseRecord[] = [];
   const coverage: CoverageGap[] = [];
+  const undecodable: UndecodableReleaseRecord[] = [];
   await Promise.all(
     recordsToRead(objects).map((o) =>
       limit(async () => {
@@ -124,7 +144,13 @@ export async function readReleaseRecords(
           });
         } catch (error) {
           if (error instanceof KubernetesApiError && error.status === 404) return;
-          if (error instanceof ReleaseDecodeError) coverage.push(gap(o, error.message, false));
+          if (error instanceof ReleaseDecodeError)
+            undecodable.push({
+              kind: o.resource === 'secrets' ? 'Secret' : 'ConfigMap',
+              namespace: o.namespace!,
+              name: o.name,
+              reason: error.message,
+            });
           else if (error instanceof KubernetesApiError)
             coverage.push(gap(o, error.apiMessage || `HTTP ${error.status}`, error.status === 403));
           else throw error;
@@ -136,5 +162,7 @@ export async function readReleaseRecords(
     (a, b) =>
       a.storage.namespace.localeCompare(b.storage.namespace) || a.storage.name.localeCompare(b.storage.name),
   );
-  return { records, coverage };
+  const byPlace = (a: UndecodableReleaseRecord, b: UndecodableReleaseRecord) =>
+    a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name);
+  return { records, coverage, undecodable: undecodable.sort(byPlace) };
 }

@@ -1,6 +1,6 @@
 import type { EtcdData } from './etcd.js';
 import type { HeldBody } from './held-objects.js';
-import type { StoredReleaseRecord } from './helm-records.js';
+import type { StoredReleaseRecord, UndecodableReleaseRecord } from './helm-records.js';
 import type {
   CoverageGap,
   FailedGroupVersion,
@@ -36,6 +36,8 @@ export interface Inventory {
    * than their release). Absent in snapshots taken before this was read.
    */
   readonly helmRecords?: readonly StoredReleaseRecord[];
+  /** Those of the records read whole that do not decode (HelmReleaseRecordInvalid findings). */
+  readonly undecodableHelmRecords?: readonly UndecodableReleaseRecord[];
   /**
    * The status (and a few spec fields) of objects held in deletion by finalizers that the lists
    * keep as metadata only (held-objects.ts), by uid. Absent in snapshots taken before this was read.

@@ -4,6 +4,7 @@ import { deleteHooks, type HelmRelease } from '../helm/release-storage.js';
 import { dependencyEdges, type ResourceLookup } from './dependencies.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
 import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
+import { hookReachRefusals, ownershipRefusals, type LiveObjectLookup } from './release-reach.js';
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
 import { inputRef, Inputs, inputSet } from '../config/inputs.js';
@@ -33,6 +34,12 @@ export interface PlanInput {
   readonly resourceOf: ResourceLookup;
   /** Whether a kind is namespaced (discovery); undefined when it is not served. Default: unknown. */
   readonly namespacedOf?: (group: string, kind: string) => boolean | undefined;
+  /**
+   * The live object a manifest names (from the snapshot), for the ownership check of objects
+   * outside the scope (release-reach.ts). Default: none known (nothing is checked). The
+   * delete-hook check (also release-reach.ts) runs when `namespacedOf` is given.
+   */
+  readonly liveObject?: LiveObjectLookup;
   /**
    * The instances of a custom resource kind in the cluster (from the snapshot), as
    * `namespace/name` (or `name` when cluster-scoped). Used to find CRD cascades out of scope.
@@ -104,6 +111,10 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     ...(input.scopeRefusals ?? []),
     ...protectedReleaseRefusals(facts, input.scope.protection ?? nameProtectionOnly),
     ...protectedObjectRefusals(input, facts),
+    ...(input.namespacedOf ? hookReachRefusals(facts, scoped, input.namespacedOf) : []),
+    ...(input.namespacedOf && input.liveObject
+      ? ownershipRefusals(facts, scoped, input.namespacedOf, input.liveObject)
+      : []),
     ...crdCascadeRefusals(input, facts, scoped),
     ...namespaceObjectRefusals(facts, scoped, input.scope.protection ?? nameProtectionOnly),
     ...unlistedReleaseRefusals(input, facts, scoped),

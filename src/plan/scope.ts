@@ -88,14 +88,31 @@ export function onlyNegative(selector: readonly LabelRequirement[]): boolean {
   return selector.length > 0 && selector.every((r) => r.op === 'not-exists' || r.op === 'not-in');
 }
 
+/**
+ * Pure: whether some positive requirement of `selector` (`key`, `key=value`, `key in (…)`) sets
+ * namespaces apart, i.e. does not match every namespace of `allNamespaces` on its own. A selector
+ * whose positive requirements are all vacuous (`kubernetes.io/metadata.name`, which the API server
+ * sets on every namespace) chooses by its negative ones only: `kubernetes.io/metadata.name,!legacy`
+ * is `!legacy`.
+ */
+export function narrowsPositively(
+  selector: readonly LabelRequirement[],
+  allNamespaces: readonly NamespaceLabels[],
+): boolean {
+  return selector
+    .filter((r) => r.op === 'exists' || r.op === 'in')
+    .some((r) => allNamespaces.some((n) => !matchesLabels([r], n.labels)));
+}
+
 /** How many names a refusal lists before `…`. */
 const namesShown = 10;
 
 /**
  * Pure: why a teardown of this scope must not run at all, so that a scope cannot surprise
  * (issue 21): a `namespaces` pattern with no literal character; a `selector` alone (no
- * patterns) that is only negative or that matches every namespace of the cluster
- * (`kubernetes.io/metadata.name`, which the API server sets on every namespace); more than
+ * patterns) that is only negative, that matches every namespace of the cluster
+ * (`kubernetes.io/metadata.name`, which the API server sets on every namespace), or whose
+ * positive requirements each match every namespace (`narrowsPositively`); more than
  * `maxNamespaces` namespaces in scope (the count, the input to raise and the first names).
  * `allNamespaces`: every namespace of the cluster, protected ones included. Empty: no refusal.
  * `mode: plan` reports the same refusals (the teardown would refuse); `mode: scan` never asks.
@@ -123,6 +140,12 @@ export function scopeRefusals(
     else if (allNamespaces.length > 0 && matched.length === allNamespaces.length)
       out.push(
         `${inputWord(Inputs.selector)} is '${spec.selectorText}', which matches every namespace of the cluster (${allNamespaces.length}); ` +
+          `give ${inputRef(Inputs.namespaces)} patterns too (the selector then narrows them) or a selector that names the environment (env=pr-12)`,
+      );
+    else if (allNamespaces.length > 0 && !narrowsPositively(spec.selector, allNamespaces))
+      out.push(
+        `${inputWord(Inputs.selector)} is '${spec.selectorText}': each of its positive requirements matches every namespace of the cluster ` +
+          `(${allNamespaces.length}), so only its negative ones choose, which selects every namespace without those labels; ` +
           `give ${inputRef(Inputs.namespaces)} patterns too (the selector then narrows them) or a selector that names the environment (env=pr-12)`,
       );
   }

@@ -49,10 +49,12 @@ export interface HookObjectOfRelease {
   readonly release: { readonly namespace: string; readonly name: string };
 }
 
-/** A Helm release Secret whose record kube-sweep refused to use, and why. */
+/** A Helm release Secret (or ConfigMap) whose record kube-sweep refused to use, and why. */
 export interface InvalidReleaseRecord {
+  /** The record's kind; default Secret. */
+  readonly kind?: 'Secret' | 'ConfigMap';
   readonly namespace: string;
-  /** The Secret's name. */
+  /** The Secret's (or ConfigMap's) name. */
   readonly secret: string;
   /** Why (the decoder's message, which names the Secret). */
   readonly reason: string;

@@ -97,6 +97,24 @@ test('any other value that starts with - after a flag: say to write --flag=<valu
   });
 });
 
+test.each([
+  ['--kubeconfig', ''],
+  ['--context', ''],
+  ['--namespaces', ' '],
+])(
+  '%s given an empty value (an unset variable) is an error, never a fallback to the default',
+  async (flag, value) => {
+    // Found by a tester: `--kubeconfig ''` tore down the namespace on the cluster $KUBECONFIG named.
+    const r = await cli(['teardown', '--namespaces', 'pr-1', flag, value]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      `kube-sweep: ${flag} is given an empty value; give it a value or leave the flag out (an unset shell variable gives this: ${flag} "$VARIABLE")\n` +
+        'run kube-sweep --help for the commands and options\n',
+    );
+    expect(parseCommandLine([`${flag}=${value}`, 'scan'])).toHaveProperty('error');
+  },
+);
+
 test(`a duration over ${maxDurationText} names the flag and its maximum; nothing runs`, async () => {
   expect.hasAssertions();
   for (const flag of ['--request-timeout', '--timeout', '--stage-timeout', '--kind-wait']) {

@@ -78,6 +78,16 @@ test('every flag in the help has its one-line summary and default from the input
   expect(out).toContain('(with --cluster kind)');
 });
 
+test('the help says which list flags take commas: --order and --ignore take one entry per value', async () => {
+  const lines = (await cli(['help', 'teardown'])).out.split('\n');
+  const defaultLine = (flag: string) => lines[lines.findIndex((l) => l.startsWith(`  --${flag} `)) + 1];
+  for (const flag of ['order', 'ignore'])
+    expect(defaultLine(flag)).toMatch(/; repeat the flag, one entry per value$/);
+  expect(defaultLine('namespaces')).toMatch(/; repeat the flag or separate values with commas$/);
+  // As the inputs read them: an order line with a comma is one (refused) line, not two.
+  expect((await cli(['plan', '--namespaces', 'pr-1', '--order', 'a -> b, c -> d'])).code).toBe(2);
+});
+
 test('list flags accumulate, and take commas', () => {
   expect(parseCommandLine(['scan', '--namespaces', 'a', '--namespaces', 'b,c'])).toMatchObject({
     values: { namespaces: 'a\nb,c' },

@@ -297,3 +297,112 @@ test("the scope's own refusals come first", () => {
   const p = plan({ scopeRefusals: ['scope refused'] });
   expect(p.refusals).toEqual(['scope refused']);
 });
+
+describe('objects outside the scope must be the release’s own (release-reach.ts, issue 21)', () => {
+  const role = (name: string) =>
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${name}`;
+  const namespacedOf: PlanInput['namespacedOf'] = (_group, kind) =>
+    kind !== 'ClusterRole' && kind !== 'ClusterRoleBinding';
+  const owned = {
+    labels: { 'app.kubernetes.io/managed-by': 'Helm' },
+    annotations: { 'meta.helm.sh/release-name': 'app', 'meta.helm.sh/release-namespace': 'fixture-helm4' },
+  };
+  const live = (
+    objects: Record<string, { labels?: Record<string, string>; annotations?: Record<string, string> }>,
+  ) =>
+    ((group: string, kind: string, namespace: string | undefined, name: string) =>
+      objects[`${group}/${kind}/${namespace ?? ''}/${name}`]) as PlanInput['liveObject'];
+
+  test('a forged record naming ClusterRole cluster-admin is refused; the release’s own ClusterRole is not', () => {
+    const p = plan({
+      foundReleases: [
+        recordedRelease('helm4-operator.json'),
+        appWith(role('cluster-admin'), role('app-reader')),
+      ],
+      namespacedOf,
+      liveObject: live({
+        'rbac.authorization.k8s.io/ClusterRole//cluster-admin': {
+          labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
+        },
+        'rbac.authorization.k8s.io/ClusterRole//app-reader': owned,
+      }),
+    });
+    expect(p.refusals).toEqual([
+      'release fixture-helm4/app names ClusterRole cluster-admin in its manifest, outside the scope, but that object is ' +
+        "not the release's (it has no meta.helm.sh/release-name and release-namespace annotations): removing the release " +
+        'would delete it. The release record may be forged or the object adopted by hand; check the record, then remove ' +
+        'the release by hand',
+    ]);
+  });
+
+  test('another release’s object, a namespaced one in another team’s namespace, and a missing label are refused', () => {
+    const other = { ...owned, annotations: { ...owned.annotations, 'meta.helm.sh/release-name': 'other' } };
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: marker\n  namespace: infra';
+    const p = plan({
+      foundReleases: [
+        recordedRelease('helm4-operator.json'),
+        appWith(role('shared'), cm, role('unlabelled')),
+      ],
+      namespacedOf,
+      liveObject: live({
+        'rbac.authorization.k8s.io/ClusterRole//shared': other,
+        '/ConfigMap/infra/marker': {},
+        'rbac.authorization.k8s.io/ClusterRole//unlabelled': { annotations: owned.annotations },
+      }),
+    });
+    expect(p.refusals.map((r) => r.slice(0, r.indexOf(': removing')))).toEqual([
+      'release fixture-helm4/app names ClusterRole shared in its manifest, outside the scope, but that object is not ' +
+        'the release\'s (its meta.helm.sh annotations name release "fixture-helm4/other")',
+      'release fixture-helm4/app names ConfigMap infra/marker in its manifest, outside the scope, but that object is not ' +
+        "the release's (it has no meta.helm.sh/release-name and release-namespace annotations)",
+      'release fixture-helm4/app names ClusterRole unlabelled in its manifest, outside the scope, but that object is not ' +
+        "the release's (it has no app.kubernetes.io/managed-by: Helm label)",
+    ]);
+  });
+
+  test('objects in the scope, objects that do not exist and kept objects are not checked', () => {
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stray';
+    const kept = `${role('kept')}\n  annotations:\n    helm.sh/resource-policy: keep`;
+    const p = plan({
+      foundReleases: [recordedRelease('helm4-operator.json'), appWith(cm, role('gone'), kept)],
+      namespacedOf,
+      liveObject: live({
+        '/ConfigMap/fixture-helm4/stray': {},
+        'rbac.authorization.k8s.io/ClusterRole//kept': {},
+      }),
+    });
+    expect(p.refusals).toEqual([]);
+  });
+
+  test('a delete hook that creates a cluster-scoped object or one outside the scope is refused', () => {
+    const app = recordedRelease('helm4-app.json');
+    const hook = (manifest: string) => ({
+      name: 'escalate',
+      kind: 'ClusterRoleBinding',
+      path: 'app/templates/hook.yaml',
+      manifest,
+      events: ['pre-delete'],
+      deletePolicies: [],
+    });
+    const binding =
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: tenant-escalation\n' +
+      'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}';
+    const elsewhere = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: note\n  namespace: infra';
+    const unserved = 'apiVersion: example.test/v1\nkind: Gadget\nmetadata:\n  name: g';
+    const own = 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: cleanup';
+    const p = plan({
+      foundReleases: [
+        recordedRelease('helm4-operator.json'),
+        { ...app, hooks: [hook([binding, elsewhere, unserved, own].join('\n---\n'))] },
+      ],
+      namespacedOf: (group, kind) => (group === 'example.test' ? undefined : namespacedOf(group, kind)),
+    });
+    expect(p.refusals).toEqual([
+      'release fixture-helm4/app has a pre-delete hook (app/templates/hook.yaml) that creates ClusterRoleBinding ' +
+        "tenant-escalation, a cluster-scoped object: helm uninstall would create it with kube-sweep's identity. " +
+        'Check the hook, then remove the release by hand',
+      expect.stringContaining('creates ConfigMap infra/note, outside the scope:'),
+      expect.stringContaining('creates Gadget g, of a kind the API server does not serve:'),
+    ]);
+  });
+});

@@ -137,6 +137,33 @@ test('a selector alone that matches every namespace of the cluster is refused', 
   expect(refusals(spec(selector('kubernetes.io/metadata.name in (pr-12,pr-13)')), cluster)).toEqual([]);
 });
 
+test.each([
+  'kubernetes.io/metadata.name,kubernetes.io/metadata.name!=default',
+  'kubernetes.io/metadata.name,!kube-sweep.io/protected',
+  'kubernetes.io/metadata.name,!legacy',
+])(
+  'a selector whose positive requirement matches every namespace chooses by its negative ones: %s is refused',
+  (text) => {
+    // A tester got past the "matches every namespace" refusal by adding one negative term.
+    const cluster = namespaces.map((n) => ({
+      ...n,
+      labels: { ...n.labels, 'kubernetes.io/metadata.name': n.name },
+    }));
+    expect(refusals(spec(selector(text)), cluster)).toEqual([
+      // Either refusal names the selector and says it reaches every namespace of the cluster.
+      expect.stringMatching(
+        new RegExp(
+          `^input 'selector' is '${text}'(: each of its positive requirements|, which) matches every namespace of the cluster \\(7\\)`,
+        ),
+      ),
+    ]);
+    // With a positive requirement that sets namespaces apart, the negative one may narrow it.
+    expect(refusals(spec(selector(`${text},kubernetes.io/metadata.name in (pr-12,pr-13)`)), cluster)).toEqual(
+      [],
+    );
+  },
+);
+
 test('a positive selector alone, and a negative one narrowing patterns, are not refused', () => {
   expect(refusals(spec(selector('env=pr')))).toEqual([]);
   expect(refusals(spec({ namespacePatterns: ['pr-*'], ...selector('!legacy') }))).toEqual([]);
