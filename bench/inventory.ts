@@ -284,8 +284,8 @@ async function runB() {
  * of items (waiting on the server, TLS and HTTP, and garbage collection outside those two);
  * parse = inside JSON.parse (the pages, whole); items = toObjectMetadata, de-duplication and the
  * whole objects; index = sorting the snapshot and building its indexes. Parse and items run on
- * the one JavaScript thread, so their sums are wall time; the lists of other resources wait
- * meanwhile.
+ * the one JavaScript thread, so their sums are wall time (a garbage collection that starts
+ * inside them is counted there); the lists of other resources wait meanwhile.
  */
 function breakdownOf(r: RunnerResult) {
   const items = r.itemsMs ?? 0;
