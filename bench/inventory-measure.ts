@@ -51,23 +51,53 @@ const loadedAt = performance.now();
 const loaded = loadKubeconfig(values.kubeconfig, '', process.env);
 const api = await createApiClient(loaded, { timeoutMs: 30_000 });
 const rssBeforeKiB = Math.round(process.memoryUsage().rss / 1024);
+// Breakdown (issue 26): time inside JSON.parse (the pages; the API client parses each answer
+// whole), summed; the time collectInventory spent keeping items and indexing comes from its log
+// lines. What is left of the lists' time is waiting on the server and HTTP (and garbage
+// collection outside those two).
+let parseMs = 0;
+let parses = 0;
+const nativeParse = JSON.parse;
+JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+  const t = performance.now();
+  try {
+    return nativeParse(text, reviver);
+  } finally {
+    parseMs += performance.now() - t;
+    parses++;
+  }
+}) as typeof JSON.parse;
+let itemsMs: number | undefined;
+let indexMs: number | undefined;
 // Where the memory is while collectInventory runs: the largest value of each part of
-// process.memoryUsage(), sampled every 20 ms (V8 heap reserved and used, Buffers, ...).
+// process.memoryUsage(), sampled every 20 ms (V8 heap reserved and used, Buffers, ...), and the
+// proportional set size every 250 ms: reading /proc/self/smaps_rollup walks the page tables and
+// is not cheap (read every 20 ms, it took 6 of the 20 s of CPU samples of a profiled run on
+// 2026-12-01 and slowed the run it measured).
 const peaks = { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
 let peakPssKiB = 0;
+let samples = 0;
 const sample = () => {
   const m = process.memoryUsage();
   for (const k of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[k] = Math.max(peaks[k], m[k]);
-  peakPssKiB = Math.max(peakPssKiB, pssKiB() ?? 0);
+  if (samples++ % 12 === 0) peakPssKiB = Math.max(peakPssKiB, pssKiB() ?? 0);
 };
 const sampler = setInterval(sample, 20);
 const started = performance.now();
 const inventory = await collectInventory(api, {
   pageSize: Number(values['page-size']),
   concurrency: Number(values.concurrency),
-  log: (line) => process.stderr.write(`[collectInventory] ${line}\n`),
+  log: (line) => {
+    const items = /^lists: .*\((\d+) ms of it keeping the items\)/.exec(line);
+    if (items) itemsMs = Number(items[1]);
+    const index = /^snapshot: .* indexed, (\d+) ms/.exec(line);
+    if (index) indexMs = Number(index[1]);
+    process.stderr.write(`[collectInventory] ${line}\n`);
+  },
 });
 const collectMs = performance.now() - started;
+JSON.parse = nativeParse;
+samples = 0;
 clearInterval(sampler);
 sample();
 await api.close();
@@ -88,6 +118,10 @@ process.stdout.write(
     collectMs: Math.round(collectMs),
     discoveryMs: inventory.stats.discoveryMs,
     listMs: inventory.stats.listMs,
+    parseMs: Math.round(parseMs),
+    parses,
+    itemsMs,
+    indexMs,
     resourcesListed: inventory.stats.resourcesListed,
     pages: inventory.stats.pages,
     requests: inventory.stats.requests,

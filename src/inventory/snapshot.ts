@@ -57,18 +57,54 @@ export type InventoryData = Omit<
   'byUid' | 'byNamespace' | 'dependentsByOwnerUid' | 'namespaceNames'
 >;
 
-function compareObjects(a: ObjectMetadata, b: ObjectMetadata): number {
-  return (
-    a.resource.localeCompare(b.resource) ||
-    a.apiVersion.localeCompare(b.apiVersion) ||
-    (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
-    a.name.localeCompare(b.name)
-  );
+/**
+ * Pure: the rank of each distinct value in `String.prototype.localeCompare` order; values that
+ * compare equal share a rank.
+ */
+function localeRanks(values: Iterable<string>): Map<string, number> {
+  const distinct = [...new Set(values)].sort((a, b) => a.localeCompare(b));
+  const ranks = new Map<string, number>();
+  let rank = 0;
+  for (let i = 0; i < distinct.length; i++) {
+    if (i > 0 && distinct[i - 1]!.localeCompare(distinct[i]!) !== 0) rank++;
+    ranks.set(distinct[i]!, rank);
+  }
+  return ranks;
+}
+
+/**
+ * Pure: the objects sorted by resource, apiVersion, namespace (none first) and name, each
+ * compared with `localeCompare`, ties in input order. The same order as sorting with a
+ * comparator that calls `localeCompare` field by field, but each distinct value is collated
+ * once (a few thousand distinct values against 50,000 objects) and the objects are then sorted
+ * by the four ranks as numbers.
+ */
+function sortObjects(objects: readonly ObjectMetadata[]): ObjectMetadata[] {
+  const fields: ((o: ObjectMetadata) => string)[] = [
+    (o) => o.resource,
+    (o) => o.apiVersion,
+    (o) => o.namespace ?? '',
+    (o) => o.name,
+  ];
+  const keys = new Float64Array(objects.length * fields.length);
+  fields.forEach((field, f) => {
+    const ranks = localeRanks(objects.map(field));
+    objects.forEach((o, i) => (keys[i * fields.length + f] = ranks.get(field(o))!));
+  });
+  const order = objects.map((_, i) => i);
+  order.sort((a, b) => {
+    for (let f = 0; f < fields.length; f++) {
+      const d = keys[a * fields.length + f]! - keys[b * fields.length + f]!;
+      if (d !== 0) return d;
+    }
+    return a - b;
+  });
+  return order.map((i) => objects[i]!);
 }
 
 /** Pure: sorts the objects and builds the indexes. Freezes the result. */
 export function buildInventory(data: InventoryData): Inventory {
-  const objects = [...data.objects].sort(compareObjects);
+  const objects = sortObjects(data.objects);
   const byUid = new Map<string, ObjectMetadata>();
   const byNamespace = new Map<string, ObjectMetadata[]>();
   const dependents = new Map<string, ObjectMetadata[]>();
