@@ -20,14 +20,24 @@ import { cleanupOnSignal } from './util/signal-cleanup.js';
  */
 
 /**
+ * What `checkReportPath` writes first: a line that is not a report (read-report.ts names such a
+ * file as unreadable, never as a clean run), replaced by the report when the run ends. A run
+ * killed before that leaves this line, which says so.
+ */
+export const unfinishedReportLine =
+  '{"unfinished":"kube-sweep started this report and has not finished it"}\n';
+
+/**
  * Fails early, before the cluster is touched, when `report-path` cannot be written (a bad
- * path found only after a teardown would leave a run without its report).
+ * path found only after a teardown would leave a run without its report): it writes
+ * `unfinishedReportLine` there, so a file that takes no bytes (/proc/self/status: EINVAL,
+ * /dev/full: ENOSPC) is refused too, not only one that cannot be opened.
  * @throws InputError naming the input, the path and the system error code.
  */
 export function checkReportPath(path: string): void {
   try {
     makeDirectories(dirname(path));
-    writeFileSync(path, '');
+    writeFileSync(path, unfinishedReportLine);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     const why =
@@ -38,6 +48,8 @@ export function checkReportPath(path: string): void {
         EISDIR: 'it is a folder',
         EROFS: 'read-only file system',
         ENOENT: 'its folder cannot be created there',
+        EINVAL: 'it takes no report',
+        ENOSPC: 'no space left',
       }[code] ?? code;
     throw new InputError(
       Inputs.reportPath,

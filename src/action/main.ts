@@ -172,11 +172,18 @@ async function sweep(ports: ActionPorts): Promise<{ settings?: Settings; report:
   return { ...(settings ? { settings } : {}), report: report!, ...(path ? { path } : {}) };
 }
 
-/** Writes the JSON report, the step's outputs and the job summary; a failure is a warning. */
+/**
+ * Writes the JSON report, the step's outputs and the job summary; a failure is a warning. The
+ * outputs are set even when the report file cannot be written (`report-path` then stays unset).
+ */
 async function writeResults(ports: ActionPorts, report: Report, path: string): Promise<void> {
   try {
     writeReport(path, report);
     ports.setOutput(Outputs.reportPath, path);
+  } catch (error) {
+    ports.warning(`could not write the report to ${path}: ${errorMessage(error)}`);
+  }
+  try {
     ports.setOutput(Outputs.verdict, report.verdict);
     ports.setOutput(Outputs.objectCount, String(report.inventory?.objectCount ?? 0));
     ports.setOutput(Outputs.coverageGaps, String(report.inventory?.coverage.length ?? 0));
@@ -201,7 +208,7 @@ async function writeResults(ports: ActionPorts, report: Report, path: string): P
     ports.setOutput(Outputs.failed, ids(['failed']));
     await ports.writeSummary(fitSummary(renderMarkdown(report), path));
   } catch (error) {
-    ports.warning(`could not write the report or summary: ${errorMessage(error)}`);
+    ports.warning(`could not write the outputs or summary: ${errorMessage(error)}`);
   }
 }
 

@@ -274,7 +274,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'report-path': {
     summary: 'Where the JSON report is written.',
     details:
-      "Empty: a file of this step's own in $RUNNER_TEMP, $RUNNER_TEMP/kube-sweep-report-<step>.json (<step> from GITHUB_ACTION: the step's id; -2, -3, ... added when that file is already there), so two kube-sweep steps in one job keep their reports apart. The `report-path` output names it. The CLI writes no file unless given one.",
+      "Empty: a file of this step's own in $RUNNER_TEMP, $RUNNER_TEMP/kube-sweep-report-<step>.json (<step> from GITHUB_ACTION: the step's id; -2, -3, ... added when that file is already there), so two kube-sweep steps in one job keep their reports apart. The `report-path` output names it. The CLI writes no file unless given one. A given path is written first, before the cluster is touched, with one line that says the run is unfinished (a path that takes no bytes, such as /proc/self/status or /dev/full, stops the run there); the report replaces it at the end.",
     commands: every,
   },
   'pr-comment': {

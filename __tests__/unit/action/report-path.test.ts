@@ -1,7 +1,9 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claimDefaultReportPath, defaultReportName } from '../../../src/action/main.js';
+import { checkReportPath, unfinishedReportLine } from '../../../src/execute.js';
+import { InputError } from '../../../src/config/settings.js';
 
 test('defaultReportName: the step from GITHUB_ACTION, sanitised and cut; a counter after the first', () => {
   expect(defaultReportName('sweep')).toBe('kube-sweep-report-sweep.json');
@@ -33,4 +35,22 @@ test('claimDefaultReportPath: one RUNNER_TEMP for the job, each claim its own fi
   expect(claimDefaultReportPath({ RUNNER_TEMP: '/proc/kube-sweep-none', GITHUB_ACTION: 's' })).toBe(
     '/proc/kube-sweep-none/kube-sweep-report-s.json',
   );
+});
+
+test('checkReportPath refuses a file that takes no report, and leaves a line that says the run is unfinished', () => {
+  // A tester's teardown deleted its namespace, then could not write --report-path /proc/self/status
+  // (EINVAL) and still said clean: an empty write had passed the check.
+  for (const [path, code] of <[string, string][]>[
+    ['/proc/self/status', 'EINVAL'],
+    ['/dev/full', 'ENOSPC'],
+  ]) {
+    expect(() => checkReportPath(path)).toThrow(InputError);
+    expect(() => checkReportPath(path)).toThrow(
+      new RegExp(`'${path}', which cannot be written \\(.*: ${code}\\)`),
+    );
+  }
+  const path = join(mkdtempSync(join(tmpdir(), 'kube-sweep-check-')), 'r.json');
+  checkReportPath(path);
+  expect(readFileSync(path, 'utf8')).toBe(unfinishedReportLine);
+  expect(JSON.parse(readFileSync(path, 'utf8'))).not.toHaveProperty('verdict');
 });
