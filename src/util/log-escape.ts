@@ -34,3 +34,25 @@ export function escapeLogStream(chunk: string): string {
     .map((part, i) => (i % 2 === 1 ? part : part.replace(/^(\s*)::/, '$1%3A%3A').replaceAll('##[', '#%23[')))
     .join('');
 }
+
+/**
+ * Characters a terminal acts on instead of showing: C0 controls but tab and line feed (ESC
+ * starts colour, title and hyperlink sequences; a lone CR overwrites the start of its line; BEL,
+ * BS, VT, FF), DEL, the C1 controls (U+0080–U+009F: CSI and OSC in one byte) and the bidi
+ * overrides and isolates (U+202A–U+202E, U+2066–U+2069), which reorder what is shown. A CR that
+ * ends a line (CRLF) is kept.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is what this is for
+const terminalControls = /\r(?!\n)|[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Pure: `text` with every character a terminal would act on (`terminalControls`) shown as its
+ * JSON escape, `\u001b`, so cluster text printed by the CLI (a name in `--output text`, a
+ * condition message in the progress on stderr) cannot drive the terminal of whoever reads it.
+ * In JSON output (where JSON.stringify has escaped the C0 ones already) the escape is a valid
+ * JSON escape of the same character, so the report parses to the same value. Text without
+ * them is returned unchanged.
+ */
+export function showTerminalControls(text: string): string {
+  return text.replace(terminalControls, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,4 +1,4 @@
-import { escapeLogLine, escapeLogStream } from '../../../src/util/log-escape.js';
+import { escapeLogLine, escapeLogStream, showTerminalControls } from '../../../src/util/log-escape.js';
 
 test.each([
   ['release web in namespace pr-1', 'release web in namespace pr-1'],
@@ -19,4 +19,19 @@ test('escapeLogStream keeps the line breaks and neutralizes every line that woul
     '• scan\n%3A%3Aadd-mask::x\r\n  %3A%3Aerror::y\rok #%23[group]z\n{\n  "a": "b"\n}\n',
   );
   expect(escapeLogStream('{\n  "verdict": "clean"\n}\n')).toBe('{\n  "verdict": "clean"\n}\n');
+});
+
+test('showTerminalControls shows what a terminal would act on as JSON escapes; text, tabs and line ends stay', () => {
+  // A tester's forged manifest name set the terminal title through the CLI's text output.
+  const hostile = 'name\x1b]0;TITLE-PWNED\x07 \x1b[2J tail\rover \x9b31m \u202eevil\u2069 \x7f\x08';
+  expect(showTerminalControls(hostile)).toBe(
+    'name\\u001b]0;TITLE-PWNED\\u0007 \\u001b[2J tail\\u000dover \\u009b31m \\u202eevil\\u2069 \\u007f\\u0008',
+  );
+  const plain = 'verdict: clean\r\n\tkept: ConfigMap a/b (ünïcödé, 日本)\n';
+  expect(showTerminalControls(plain)).toBe(plain);
+  // A JSON report stays valid JSON of the same value, with nothing left for a terminal to act on.
+  const json = showTerminalControls(JSON.stringify({ name: hostile }));
+  expect(JSON.parse(json)).toEqual({ name: hostile });
+  // eslint-disable-next-line no-control-regex -- the test looks for control characters
+  expect(json).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
 });
