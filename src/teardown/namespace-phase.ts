@@ -124,7 +124,9 @@ export function namespaceScheduler(
 
 /**
  * A release removed with its namespaces whose namespace was then kept (a release beside it
- * failed to uninstall): not removed after all, so it is reported as failed.
+ * failed to uninstall) or whose deletion the API server refused: not removed after all, so it is
+ * reported as failed, its message naming the objects outside the namespace that kube-sweep had
+ * already deleted (up to three, then `…`).
  */
 export function keptNamespaceOutcome(
   outcome: ReleaseOutcome,
@@ -132,22 +134,24 @@ export function keptNamespaceOutcome(
   namespaces: ReturnType<typeof namespaceScheduler>,
 ): ReleaseOutcome {
   if (outcome.method !== 'namespace' || outcome.status !== 'uninstalled' || !removal?.ok) return outcome;
-  const refused = removal.namespaces.filter((n) => namespaces.refused(n));
-  if (refused.length > 0) {
-    const why = refused.map(
-      (n) => `the deletion of namespace ${n} was ${describeRefusal(namespaces.refused(n)!)}`,
-    );
-    return { ...outcome, status: 'failed', message: `not removed: ${why.join('; ')}` };
-  }
-  const kept = removal.namespaces.filter((n) => !namespaces.requested(n));
-  if (kept.length === 0) return outcome;
-  const because = kept.map((n) => namespaces.keepFor.get(n)).filter(Boolean);
+  // What kube-sweep already deleted itself goes into the record either way (a tester found a
+  // refused namespace hiding the release's deleted ClusterRole).
   const direct = removal.direct.length
     ? `; its ${removal.direct.length} object(s) outside it were deleted (${removal.direct
         .slice(0, 3)
         .map((o) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`)
         .join(', ')}${removal.direct.length > 3 ? ', …' : ''})`
     : '';
+  const refused = removal.namespaces.filter((n) => namespaces.refused(n));
+  if (refused.length > 0) {
+    const why = refused.map(
+      (n) => `the deletion of namespace ${n} was ${describeRefusal(namespaces.refused(n)!)}`,
+    );
+    return { ...outcome, status: 'failed', message: `not removed: ${why.join('; ')}${direct}` };
+  }
+  const kept = removal.namespaces.filter((n) => !namespaces.requested(n));
+  if (kept.length === 0) return outcome;
+  const because = kept.map((n) => namespaces.keepFor.get(n)).filter(Boolean);
   const message = `not removed: namespace ${kept.join(', ')} was kept (release ${because.join(', ')} was not uninstalled)${direct}`;
   return { ...outcome, status: 'failed', message };
 }

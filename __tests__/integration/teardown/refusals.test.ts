@@ -282,6 +282,13 @@ test('an identity that may not delete namespaces: the refusal is recorded with t
       expect(release!.message).toMatch(
         new RegExp(`^not removed: the deletion of namespace ${ns} was refused`),
       );
+      // What kube-sweep had already deleted itself is in the record (the ClusterRole went first).
+      expect(release!.message).toMatch(
+        new RegExp(`; its 1 object\\(s\\) outside it were deleted \\(ClusterRole ${ns}-r-reader\\)$`),
+      );
+      expect(
+        await getOrUndefined(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${ns}-r-reader`),
+      ).toBeUndefined();
       const finding = report.findings!.find((f) => f.code === 'DeletionRefused');
       expect(finding).toMatchObject({ severity: 'error', object: { kind: 'Namespace', name: ns } });
       expect(failures[0]).toMatch(/^leftovers: /);
