@@ -109,7 +109,7 @@ export function buildPlan(input: PlanInput): TeardownPlan {
   warnings.push(...keptButDeletedWarnings(input, facts), ...outsideObjectWarnings(facts, scoped));
   const refusals = [
     ...(input.scopeRefusals ?? []),
-    ...protectedReleaseRefusals(facts, input.scope.protection ?? nameProtectionOnly),
+    ...protectedReleaseRefusals(input.releaseRefs, input.scope.protection ?? nameProtectionOnly),
     ...protectedObjectRefusals(input, facts),
     ...(input.namespacedOf ? hookReachRefusals(facts, scoped, input.namespacedOf) : []),
     ...(input.namespacedOf && input.liveObject
@@ -280,16 +280,16 @@ function unlistedReleaseRefusals(
 }
 
 /**
- * Pure: a release whose record is in a protected namespace (named by `releases`) is never
- * uninstalled: refuse the teardown (issue 21).
+ * Pure: a `releases` entry in a protected namespace is refused, whether or not such a release
+ * exists (a release there is never uninstalled; issue 21).
  */
-function protectedReleaseRefusals(facts: readonly ReleaseFacts[], protection: NamespaceProtection): string[] {
-  return facts.flatMap((f) => {
-    const why = protectionReason(f.release.namespace, protection);
+function protectedReleaseRefusals(refs: readonly ReleaseRef[], protection: NamespaceProtection): string[] {
+  return refs.flatMap((ref) => {
+    const why = protectionReason(ref.namespace, protection);
     return why
       ? [
-          `release ${f.key} is in protected namespace ${f.release.namespace} (${why}): kube-sweep never uninstalls ` +
-            "releases there; take it out of 'releases'",
+          `release ${releaseKey(ref)} is in protected namespace ${ref.namespace} (${why}): kube-sweep never uninstalls ` +
+            `releases there; take it out of ${inputRef(Inputs.releases)}`,
         ]
       : [];
   });

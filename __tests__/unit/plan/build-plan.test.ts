@@ -273,10 +273,17 @@ test('a release in a protected namespace, named by the releases input, is refuse
     releaseRefs: [{ namespace: 'kube-tools', name: 'app' }],
     foundReleases: [{ ...app, namespace: 'kube-tools' }],
   });
-  expect(p.refusals[0]).toBe(
+  expect(inFaceTerms('action', p.refusals[0]!)).toBe(
     'release kube-tools/app is in protected namespace kube-tools (every kube-* namespace is protected): ' +
       "kube-sweep never uninstalls releases there; take it out of 'releases'",
   );
+  expect(inFaceTerms('cli', p.refusals[0]!)).toMatch(/; take it out of --releases$/);
+  // Refused whether or not the release exists (a tester got `clean` for kube-system/foo).
+  const missing = plan({ scope: scope([]), releaseRefs: [{ namespace: 'kube-system', name: 'foo' }] });
+  expect(missing.refusals.map((r) => inFaceTerms('action', r))).toEqual([
+    'release kube-system/foo is in protected namespace kube-system (a control-plane namespace): ' +
+      "kube-sweep never uninstalls releases there; take it out of 'releases'",
+  ]);
 });
 
 test('a release that renders a protected Namespace is refused, saying it is protected', () => {
