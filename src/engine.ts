@@ -347,17 +347,17 @@ function liveObjectIndex(inventory: Inventory): LiveObjectLookup {
   };
 }
 
-/** Logs the blast radius first (before the stages): what a teardown of the plan deletes, named. */
+/** Logs the blast radius first (before the stages, and before a refusal): what a teardown of the plan would delete, named. */
 function logBlastRadius(b: BlastRadius, info: (line: string) => void): void {
-  info(`blast radius: namespaces deleted: ${b.namespaces.join(', ') || '(none)'}`);
+  info(`blast radius: namespaces a teardown would delete: ${b.namespaces.join(', ') || '(none)'}`);
   info(
-    `blast radius: releases removed: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+    `blast radius: releases it would remove: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
   );
   for (const o of b.clusterScoped)
-    info(`blast radius: cluster-scoped ${o.kind} ${o.name} (release ${o.release}), deleted by ${o.by}`);
+    info(`blast radius: cluster-scoped ${o.kind} ${o.name} (release ${o.release}), to be deleted by ${o.by}`);
   for (const o of b.otherNamespaces)
     info(
-      `blast radius: ${o.kind} ${o.namespace}/${o.name} outside the scope (release ${o.release}), deleted by ${o.by}`,
+      `blast radius: ${o.kind} ${o.namespace}/${o.name} outside the scope (release ${o.release}), to be deleted by ${o.by}`,
     );
 }
 

@@ -127,7 +127,7 @@ export function scopeRefusals(
     .filter(hasNoLiteral)
     .map(
       (p) =>
-        `${inputWord(Inputs.namespaces)} has '${p}', which has no literal character and so matches every namespace; ` +
+        `${inputWord(Inputs.namespaces)} has '${p}', which has no literal character (only *, ? and [...]) and so can match any namespace; ` +
         "name the environment's namespaces (pr-12, pr-12-*). An empty variable in a pattern gives this too",
     );
   if (spec.namespacePatterns.length === 0 && spec.selector.length > 0) {

@@ -108,7 +108,7 @@ function refusals(s: ScopeSpec, cluster: NamespaceLabels[] = namespaces, max = 2
 
 test.each(['*', '?*', '[a-z]*', '**'])('a teardown of namespaces: %j is refused', (pattern) => {
   expect(refusals(spec({ namespacePatterns: ['pr-12', pattern] }))).toEqual([
-    `input 'namespaces' has '${pattern}', which has no literal character and so matches every namespace; ` +
+    `input 'namespaces' has '${pattern}', which has no literal character (only *, ? and [...]) and so can match any namespace; ` +
       "name the environment's namespaces (pr-12, pr-12-*). An empty variable in a pattern gives this too",
   ]);
 });
