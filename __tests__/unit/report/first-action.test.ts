@@ -21,6 +21,7 @@ import {
 import {
   fullJobQuota,
   held,
+  podQuota,
   policyParamMissing,
   recordStoredElsewhere,
 } from '../rules/support/round3-variants.js';
@@ -103,11 +104,18 @@ const variants: Finding[] = [
   ),
 ];
 
-// The round-3 rules on S12's snapshot: a binding whose param is missing, a full Job quota, a Helm
+// The round-3 rules on S12's snapshot: a binding whose param is missing, a full Job quota, a full
+// Pod-count quota, a Helm
 // record stored elsewhere (for when their own recorded fixtures are absent).
 const round3: Finding[] = [
   ...findingsOf('s12-pvc-protection-blocked', (d) => policyParamMissing(d)),
   ...findingsOf('s12-pvc-protection-blocked', (d) => fullJobQuota(d, 'default', { hard: 2, jobs: 2 })),
+  ...findingsOf('s12-pvc-protection-blocked', (d) =>
+    podQuota(d, 2, [
+      { name: 'report-1', phase: 'Succeeded' },
+      { name: 'migrate-a', phase: 'Failed', job: 'migrate' },
+    ]),
+  ),
   ...findingsOf('s12-pvc-protection-blocked', (d) => recordStoredElsewhere(d, 'kube-public', 'pr-7')),
   // Catalogued finalizers in a Terminating namespace (the controller cannot come back in place).
   ...findingsOf('s12-pvc-protection-blocked', (d) =>
