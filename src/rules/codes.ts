@@ -132,6 +132,10 @@ export const findingCodes = {
     severity: 'error',
     title: 'Job quota used up by finished Jobs that nothing deletes (the next Job is refused)',
   },
+  AppOfAppsSelfDeletion: {
+    severity: 'error',
+    title: 'GitOps app of apps that deleted the namespace its own controller runs in',
+  },
   QuotaExhaustedByTerminalPods: {
     severity: 'error',
     title: 'Pod-count quota used up by finished (Succeeded or Failed) Pods (the next Pod is refused)',

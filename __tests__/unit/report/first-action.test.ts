@@ -19,6 +19,7 @@ import {
   withStatefulSet,
 } from '../rules/support/recorded-fixture.js';
 import {
+  annotateNamespace,
   fullJobQuota,
   held,
   podQuota,
@@ -110,6 +111,22 @@ const variants: Finding[] = [
 const round3: Finding[] = [
   ...findingsOf('s12-pvc-protection-blocked', (d) => policyParamMissing(d)),
   ...findingsOf('s12-pvc-protection-blocked', (d) => fullJobQuota(d, 'default', { hard: 2, jobs: 2 })),
+  // An Argo CD app that manages the Terminating namespace it lives in (S24).
+  ...findingsOf('s12-pvc-protection-blocked', (d) => {
+    const ns = loadRecordedFixture('s12-pvc-protection-blocked').fixture.names.namespace!;
+    const app = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      resource: 'applications',
+      ns,
+      name: 'in-cluster',
+      finalizer: 'resources-finalizer.argocd.argoproj.io',
+      status: {},
+    };
+    return annotateNamespace(held(d, [app]), ns, {
+      'argocd.argoproj.io/tracking-id': `in-cluster:/Namespace:/${ns}`,
+    });
+  }),
   ...findingsOf('s12-pvc-protection-blocked', (d) =>
     podQuota(d, 2, [
       { name: 'report-1', phase: 'Succeeded' },

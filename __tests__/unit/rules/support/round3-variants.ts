@@ -285,3 +285,18 @@ export function podQuota(
     { resourcequotas: [quota], pods: whole },
   );
 }
+
+/** The data with `annotations` added to namespace `ns` (kept whole by the snapshot). */
+export function annotateNamespace(
+  d: InventoryData,
+  ns: string,
+  annotations: Record<string, string>,
+): InventoryData {
+  type Ns = { metadata?: { name?: string; annotations?: Record<string, string> } };
+  const namespaces = (d.full as unknown as { namespaces: Ns[] }).namespaces.map((n) =>
+    n.metadata?.name === ns
+      ? { ...n, metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, ...annotations } } }
+      : n,
+  );
+  return { ...d, full: { ...d.full, namespaces } as unknown as InventoryData['full'] };
+}
