@@ -2,6 +2,7 @@ import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
 import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
 import { findReleases } from './helm/discover-releases.js';
+import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
 import type { Inventory } from './inventory/snapshot.js';
@@ -324,6 +325,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       ports.info(
         `stage ${s.index + 1}: ${s.releases.join(', ')}${crds.length ? ` (first: instances of ${crds.join(', ')})` : ''}`,
       );
+      for (const line of describeWaves(s.gitopsWaves)) ports.info(`  ${line}`);
     }
     for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);

@@ -154,21 +154,23 @@ async function listResources(
 }
 
 /**
- * Whole Pods only where a rule needs their spec (pods.ts): deleting pods, pods next to a
- * deleting claim. Undefined when no Pod is needed (no request is sent).
+ * Whole Pods only where a rule needs their spec or status (pods.ts): deleting pods, pods next to
+ * a deleting claim, pods of a namespace whose `count/pods` quota is full (`quotas`: the whole
+ * ResourceQuotas). Undefined when no Pod is needed (no request is sent).
  */
 async function fetchNeededPods(
   api: ApiClient,
   objects: readonly ObjectMetadata[],
+  quotas: readonly unknown[],
   options: CollectOptions,
   log: (line: string) => void,
 ): Promise<{ pods: unknown[]; coverage: CoverageGap[] } | undefined> {
-  const podPlan = podsToFetch(objects);
+  const podPlan = podsToFetch(objects, quotas);
   if (podPlan.namespaces.length + podPlan.pods.length === 0) return undefined;
   const fetched = await fetchPods(api, podPlan, options);
   log(
     `whole pods: ${fetched.pods.length} (${podPlan.pods.length} deleting pods, all pods of ` +
-      `${podPlan.namespaces.length} namespaces with a deleting claim)`,
+      `${podPlan.namespaces.length} namespaces with a deleting claim or a full count/pods quota)`,
   );
   return fetched;
 }
@@ -219,7 +221,7 @@ function discoveryGap(f: FailedGroupVersion): CoverageGap {
  * recorded), then every listable resource, paged and bounded in parallel, as metadata only
  * except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
  * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
- * holds a deleting PersistentVolumeClaim), and the bodies of the Helm release records that no
+ * holds a deleting PersistentVolumeClaim or a ResourceQuota at its `count/pods` limit), and the bodies of the Helm release records that no
  * listed object's release annotations account for (helm-records.ts), and the status of the objects
  * held in deletion by finalizers that the lists keep as metadata (held-objects.ts). A list that is forbidden or fails becomes a
  * `coverage` entry; nothing is silently skipped.
@@ -244,7 +246,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
   const listStarted = now();
   const { objects, full, gaps, pages, itemsMs } = await listResources(api, targets, options);
   const coverage: CoverageGap[] = [...discovery.failed.map(discoveryGap), ...gaps];
-  const pods = await fetchNeededPods(api, objects, options, log);
+  const pods = await fetchNeededPods(api, objects, full.resourcequotas ?? [], options, log);
   if (pods) {
     full.pods = pods.pods;
     coverage.push(...pods.coverage);

@@ -4,8 +4,10 @@
  * every Pod whole. Extra requests, on top of the lists:
  * - one paged namespaced list of Pods (whole) per namespace that holds a PersistentVolumeClaim
  *   with a deletionTimestamp (which pods use the claim is only in their spec.volumes);
+ * - one paged namespaced list of Pods (whole) per namespace with a ResourceQuota at its
+ *   `count/pods` limit (which Pods are terminal is only in their status.phase);
  * - one GET per other Pod that carries a deletionTimestamp (404: gone meanwhile, dropped).
- * A healthy cluster has neither, so the usual cost is zero requests.
+ * A healthy cluster has none of these, so the usual cost is zero requests.
  */
 import pLimit from 'p-limit';
 import type { ApiClient } from '../cluster/api-client.js';
@@ -17,24 +19,50 @@ const pods = { group: '', version: 'v1', resource: 'pods' } as const;
 
 /** What to fetch whole: namespaces whose Pods are listed whole, and single Pods to GET. */
 export interface PodFetchPlan {
-  /** Namespaces with a PersistentVolumeClaim being deleted, sorted. */
+  /** Namespaces with a PersistentVolumeClaim being deleted or a full `count/pods` quota, sorted. */
   readonly namespaces: readonly string[];
   /** Pods with a deletionTimestamp outside those namespaces. */
   readonly pods: readonly { readonly namespace: string; readonly name: string }[];
 }
 
+/** The fields of a whole ResourceQuota read here. */
+interface QuotaCounts {
+  readonly metadata?: { readonly namespace?: string };
+  readonly status?: {
+    readonly hard?: Readonly<Record<string, string>>;
+    readonly used?: Readonly<Record<string, string>>;
+  };
+}
+
+/** Pure: the namespaces of the quotas whose `count/pods` is used up (used ≥ hard, whole numbers). */
+export function fullPodQuotaNamespaces(quotas: readonly unknown[]): string[] {
+  const count = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+  return (quotas as readonly QuotaCounts[]).flatMap((q) => {
+    const hard = count(q.status?.hard?.['count/pods']);
+    const used = count(q.status?.used?.['count/pods']);
+    return hard !== undefined && used !== undefined && used >= hard && q.metadata?.namespace
+      ? [q.metadata.namespace]
+      : [];
+  });
+}
+
 /**
  * Pure: which Pods the rules need whole, from the metadata snapshot (`objects`: every listed
- * object; Pods and PersistentVolumeClaims are read from it by resource).
+ * object; Pods and PersistentVolumeClaims are read from it by resource) and the whole
+ * ResourceQuotas (`quotas`, as listed; anything else in them is ignored).
  */
-export function podsToFetch(objects: readonly ObjectMetadata[]): PodFetchPlan {
+export function podsToFetch(
+  objects: readonly ObjectMetadata[],
+  quotas: readonly unknown[] = [],
+): PodFetchPlan {
   const core = (o: ObjectMetadata, resource: string) => o.resource === resource && o.apiVersion === 'v1';
   const namespaces = [
-    ...new Set(
-      objects
+    ...new Set([
+      ...objects
         .filter((o) => core(o, 'persistentvolumeclaims') && o.deletionTimestamp && o.namespace)
         .map((o) => o.namespace!),
-    ),
+      ...fullPodQuotaNamespaces(quotas),
+    ]),
   ].sort();
   const listed = new Set(namespaces);
   const single = objects

@@ -7,6 +7,7 @@ import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-fac
 import { hookReachRefusals, ownershipRefusals, type LiveObjectLookup } from './release-reach.js';
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
+import { gitopsApplicationKinds, gitopsWaves, type GitOpsApplicationRef } from './gitops-order.js';
 import { inputRef, Inputs, inputSet } from '../config/inputs.js';
 
 /** A release named in an `order` line: `name` (any namespace in scope) or `namespace/name`. */
@@ -44,7 +45,15 @@ export interface PlanInput {
    * The instances of a custom resource kind in the cluster (from the snapshot), as
    * `namespace/name` (or `name` when cluster-scoped). Used to find CRD cascades out of scope.
    */
-  readonly instancesOf: (group: string, kind: string) => readonly { namespace?: string; name: string }[];
+  readonly instancesOf: (
+    group: string,
+    kind: string,
+  ) => readonly {
+    namespace?: string;
+    name: string;
+    labels?: Readonly<Record<string, string>>;
+    annotations?: Readonly<Record<string, string>>;
+  }[];
   /**
    * Refusals of the scope itself (scope.ts `scopeRefusals`: no-literal patterns, a selector alone
    * that is only negative or matches everything, more than `max-namespaces`); listed first.
@@ -59,6 +68,12 @@ export interface PlannedStage {
   readonly releases: readonly string[];
   /** CRDs shipped by this stage's releases whose instances in scope are deleted (and awaited) first. */
   readonly crdInstancesFirst: readonly ProvidedCrd[];
+  /**
+   * The instances in scope of the GitOps application kinds among `crdInstancesFirst`, in deletion
+   * waves (gitops-order.ts: leaf applications first, an app of apps after its children), deleted
+   * and awaited wave by wave before the rest; empty when they make fewer than two waves.
+   */
+  readonly gitopsWaves: readonly (readonly GitOpsApplicationRef[])[];
 }
 
 /** The teardown plan: plain data, logged and shown; `mode: plan` stops here. */
@@ -101,11 +116,17 @@ export function buildPlan(input: PlanInput): TeardownPlan {
   const stages: PlannedStage[] = stagesOf(
     facts.map((f) => f.key),
     edges,
-  ).map((keys, index) => ({
-    index,
-    releases: keys,
-    crdInstancesFirst: keys.flatMap((k) => byKey.get(k)!.crds).sort((a, b) => a.name.localeCompare(b.name)),
-  }));
+  ).map((keys, index) => {
+    const crdInstancesFirst = keys
+      .flatMap((k) => byKey.get(k)!.crds)
+      .sort((a, b) => a.name.localeCompare(b.name));
+    return {
+      index,
+      releases: keys,
+      crdInstancesFirst,
+      gitopsWaves: stageWaves(input, crdInstancesFirst, scoped),
+    };
+  });
   warnings.push(...keptButDeletedWarnings(input, facts), ...outsideObjectWarnings(facts, scoped));
   const refusals = [
     ...(input.scopeRefusals ?? []),
@@ -141,6 +162,37 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     warnings,
     refusals,
   };
+}
+
+/** Pure: the GitOps applications in scope of a stage's CRDs, in waves (none when fewer than two). */
+function stageWaves(
+  input: PlanInput,
+  crds: readonly ProvidedCrd[],
+  scoped: ReadonlySet<string>,
+): GitOpsApplicationRef[][] {
+  const instances = crds
+    .filter(
+      (c) => c.namespaced && gitopsApplicationKinds.some((k) => k.group === c.group && k.kind === c.kind),
+    )
+    .flatMap((c) =>
+      input
+        .instancesOf(c.group, c.kind)
+        .filter((i) => i.namespace !== undefined && scoped.has(i.namespace))
+        .map((i) => ({
+          group: c.group,
+          kind: c.kind,
+          namespace: i.namespace!,
+          name: i.name,
+          ...(i.labels ? { labels: i.labels } : {}),
+          ...(i.annotations ? { annotations: i.annotations } : {}),
+        })),
+    );
+  const waves = gitopsWaves(instances);
+  return waves.length > 1
+    ? waves.map((w) =>
+        w.map((i) => ({ group: i.group, kind: i.kind, namespace: i.namespace!, name: i.name })),
+      )
+    : [];
 }
 
 /** Pure: the releases the `releases` input names (a missing one is a warning), else all in the scoped namespaces. */

@@ -47,19 +47,29 @@ function inPlaceBlocker(inventory: Inventory, objects: readonly ObjectMetadata[]
     : undefined;
 }
 
+/** A Terminating namespace marked as managed by an object of a finalizer family that lives in it. */
+export interface SelfManagedNamespace {
+  readonly namespace: string;
+  /** The marker (annotation or label key) and its value. */
+  readonly key: string;
+  readonly value: string;
+  /** The object the marker names (an Argo CD Application), one of the objects given. */
+  readonly app: ObjectMetadata;
+}
+
 /**
- * Pure: the evidence that a Terminating namespace of `objects` was deleted by the family's own
- * cascade: the namespace carries one of `family.managedByMarkers` naming an object of `objects`
- * that lives in it (Argo CD: an Application managing the namespace it lives in, S24). Empty
- * when the family has no markers or no namespace is marked so.
+ * Pure: the Terminating namespaces of `objects` that carry one of `family.managedByMarkers`
+ * naming an object of `objects` that lives in them (Argo CD: an Application managing the
+ * namespace it lives in, S24), one per namespace (the first marker that matches). Empty when the
+ * family has no markers.
  */
-export function selfDeletion(
+export function selfManagedNamespaces(
   inventory: Inventory,
   family: FinalizerFamily,
   objects: readonly ObjectMetadata[],
-): string[] {
+): SelfManagedNamespace[] {
   const terminating = terminatingNamespaces(inventory);
-  const out: string[] = [];
+  const out: SelfManagedNamespace[] = [];
   for (const ns of fullObjectsOf(inventory, 'namespaces')) {
     const name = ns.metadata?.name ?? '';
     if (!terminating.has(name)) continue;
@@ -69,15 +79,28 @@ export function selfDeletion(
       const owner = value?.split(':')[0];
       const app = objects.find((o) => o.namespace === name && o.name === owner);
       if (value === undefined || !app) continue;
-      out.push(
-        `namespace ${name} carries ${key}=${value}: it is managed by ${describeObject(app)}, which lives in it, so ` +
-          `${family.project}'s own cascade deleted the namespace ${family.project} runs in, together with the ` +
-          'controller that had to finalize these objects',
-      );
+      out.push({ namespace: name, key, value, app });
       break;
     }
   }
   return out;
+}
+
+/**
+ * Pure: the evidence that a Terminating namespace of `objects` was deleted by the family's own
+ * cascade (`selfManagedNamespaces`); empty when none was.
+ */
+export function selfDeletion(
+  inventory: Inventory,
+  family: FinalizerFamily,
+  objects: readonly ObjectMetadata[],
+): string[] {
+  return selfManagedNamespaces(inventory, family, objects).map(
+    (m) =>
+      `namespace ${m.namespace} carries ${m.key}=${m.value}: it is managed by ${describeObject(m.app)}, which lives in it, so ` +
+      `${family.project}'s own cascade deleted the namespace ${family.project} runs in, together with the ` +
+      'controller that had to finalize these objects',
+  );
 }
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -132,6 +132,14 @@ export const findingCodes = {
     severity: 'error',
     title: 'Job quota used up by finished Jobs that nothing deletes (the next Job is refused)',
   },
+  AppOfAppsSelfDeletion: {
+    severity: 'error',
+    title: 'GitOps app of apps that deleted the namespace its own controller runs in',
+  },
+  QuotaExhaustedByTerminalPods: {
+    severity: 'error',
+    title: 'Pod-count quota used up by finished (Succeeded or Failed) Pods (the next Pod is refused)',
+  },
   HelmReleaseNamespaceGone: {
     severity: 'warning',
     title: 'Helm release record stored in another namespace for a release namespace that no longer exists',

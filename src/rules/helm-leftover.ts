@@ -6,7 +6,9 @@ import { instancesOf } from './crd-stuck.js';
 import { buildFinding } from './finding-builder.js';
 import {
   hookAnnotation,
+  describeRecord,
   isInstalled,
+  noRecordWords,
   releaseHistoriesById,
   releaseId,
   releaseNameAnnotation,
@@ -50,19 +52,27 @@ export function isStranded(inventory: Inventory, history: ReleaseHistory): boole
   );
 }
 
-/** Why the snapshot says the release is gone. */
-function goneEvidence(history: ReleaseHistory | undefined, namespace: string, name: string): string {
+/** Why the snapshot says the release is gone (`configMapsListed`: whether configmap-driver records could be seen). */
+function goneEvidence(
+  history: ReleaseHistory | undefined,
+  namespace: string,
+  name: string,
+  configMapsListed: boolean,
+): string {
   if (history && isInstalled(history))
     return (
       `release ${namespace}/${name} is recorded as ${history.current.status} (revision ${history.current.revision}) in ` +
-      `Secret ${history.storageNamespace}/${history.current.secret.name}, stored outside its namespace, but namespace ` +
+      `${describeRecord(history.current)}, stored outside its namespace, but namespace ` +
       `${namespace} no longer exists: no uninstall ran`
     );
   if (!history)
-    return `no release Secret ${releaseSecretPrefix}${name}.v* (owner=helm) in namespace ${namespace}: the release does not exist`;
+    return configMapsListed
+      ? `${noRecordWords(name, namespace)}: the release does not exist`
+      : `no release Secret ${releaseSecretPrefix}${name}.v* (owner=helm) in namespace ${namespace}, and ConfigMaps ` +
+          'could not be listed (a record of the configmap driver would not be seen): the release seems not to exist';
   return (
     `the current revision ${history.current.revision} of release ${namespace}/${name} is uninstalled ` +
-    `(history kept with --keep-history, Secret ${history.current.secret.name}): the release does not exist`
+    `(history kept with --keep-history, ${history.current.storage} ${history.current.record.name}): the release does not exist`
   );
 }
 
@@ -143,7 +153,7 @@ function leftoverFinding(
         ? `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, whose namespace no ` +
           `longer exists (its record stays in namespace ${history.storageNamespace})`
         : `${describeObject(o)} carries the annotations of Helm release ${relNs}/${relName}, which no longer exists`,
-    gone: goneEvidence(history, relNs, relName),
+    gone: goneEvidence(history, relNs, relName, wasListed(inventory, '', 'configmaps')),
   };
   return kind === 'crd'
     ? crdLeftoverFinding(facts, crdInstances(inventory, o), context)
@@ -282,7 +292,7 @@ function unattributedHookFinding(o: ObjectMetadata, context: RuleContext): Findi
         ...[hookAnnotation, 'helm.sh/hook-delete-policy'].flatMap((a) =>
           o.annotations?.[a] ? [`${a}: ${o.annotations[a]}`] : [],
         ),
-        `no release Secret (${releaseSecretPrefix}*, owner=helm) of an installed release in namespace ${o.namespace ?? ''}`,
+        `no release Secret or ConfigMap (${releaseSecretPrefix}*, owner=helm) of an installed release in namespace ${o.namespace ?? ''}`,
         'no meta.helm.sh/release-name annotation: Helm sets none on hook objects (verified with Helm 4.3.1 and 3.22.0)',
         ...(o.creationTimestamp ? [`creationTimestamp: ${o.creationTimestamp}`] : []),
       ],
@@ -309,9 +319,12 @@ function hookReleaseEvidence(
       gone: false,
       line:
         `release ${relNs}/${relName} is still recorded as ${history.current.status} (revision ` +
-        `${history.current.revision}) in Secret ${history.storageNamespace}/${history.current.secret.name}: its uninstall did not finish`,
+        `${history.current.revision}) in ${describeRecord(history.current)}: its uninstall did not finish`,
     };
-  return { gone: true, line: goneEvidence(history, relNs, relName) };
+  return {
+    gone: true,
+    line: goneEvidence(history, relNs, relName, wasListed(inventory, '', 'configmaps')),
+  };
 }
 
 /**
@@ -364,7 +377,8 @@ function releaseHookFinding(
 /**
  * helm-leftover: objects (namespaced and cluster-scoped) that carry the
  * `meta.helm.sh/release-name` and `meta.helm.sh/release-namespace` annotations of a release
- * that no longer exists: no release Secret with that name in that namespace, or its current
+ * that no longer exists: no release record (a Secret, or a ConfigMap of the configmap driver)
+ * with that name in that namespace, or its current
  * revision is `uninstalled`, or its record is stored in another namespace and the release's own
  * namespace is gone (`isStranded`, S28: said as such, never "does not exist"). Subtypes: `crd` (a CustomResourceDefinition, with its instance
  * count per namespace), `hook` (`helm.sh/hook` annotation), `kept`
@@ -379,7 +393,8 @@ function releaseHookFinding(
  * longer runs. CRDs
  * from a chart's `crds/` folder carry no marker either and are not detectable (S08).
  *
- * Not judged at all when Secrets could not be listed in full. Skipped: objects being deleted,
+ * Not judged at all when Secrets could not be listed in full (when ConfigMaps could not, the
+ * evidence says a configmap-driver record would not be seen). Skipped: objects being deleted,
  * objects in a Terminating namespace, objects with ownerReferences (they go with their owner;
  * owner-reference reports orphans), and objects created after the snapshot started.
  */

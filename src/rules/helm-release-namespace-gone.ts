@@ -14,14 +14,15 @@ import { buildFinding } from './finding-builder.js';
 import { isStranded } from './helm-leftover.js';
 import {
   helmReleaseOf,
+  recordResource,
   releaseHistories,
   releaseId,
   releaseSecretPrefix,
   type ReleaseHistory,
 } from './helm-releases.js';
-import { getYaml } from './kubectl.js';
+import { command, deleteObject, getYaml } from './kubectl.js';
 import type { Rule, RuleContext } from './rule.js';
-import { capLines, describeObject, objectsOf, refOf, typeNameOf, wasListed } from './snapshot-views.js';
+import { capLines, describeObject, objectsOf, refOf, wasListed } from './snapshot-views.js';
 
 const rule = 'helm-release-namespace-gone';
 
@@ -43,26 +44,22 @@ export function objectsOfRelease(inventory: Inventory, history: ReleaseHistory):
   });
 }
 
-/** `kubectl delete <type> <name> [-n ns]`. */
-const deleteCommand = (o: ObjectMetadata) =>
-  `kubectl delete ${typeNameOf(o)} ${o.name}${o.namespace !== undefined ? ` -n ${o.namespace}` : ''}`;
-
 function strandedFinding(inventory: Inventory, h: ReleaseHistory, context: RuleContext): Finding {
-  const secret = h.current.secret;
+  const record = h.current.record;
   const left = objectsOfRelease(inventory, h);
   const helmReleases = wasListed(inventory, fluxHelmReleases.group, fluxHelmReleases.resource)
     ? objectsOf(inventory, fluxHelmReleases.group, fluxHelmReleases.resource).filter(
         (o) => o.namespace === h.storageNamespace,
       )
     : [];
-  const labels = Object.entries(secret.labels ?? {})
+  const labels = Object.entries(record.labels ?? {})
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
   return buildFinding(
     rule,
     'HelmReleaseNamespaceGone',
     {
-      object: refOf(secret),
+      object: refOf(record),
       namespaces: [h.storageNamespace, h.namespace],
       message:
         `Helm release ${h.namespace}/${h.name} is recorded as ${h.current.status} in namespace ${h.storageNamespace}, ` +
@@ -72,8 +69,8 @@ function strandedFinding(inventory: Inventory, h: ReleaseHistory, context: RuleC
           : 'whatever it created outside that namespace stays') +
         `, and \`helm list -A\` still lists it while \`helm status -n ${h.namespace}\` finds nothing`,
       evidence: [
-        `Secret ${h.storageNamespace}/${secret.name}: labels ${labels}`,
-        `the decoded release's namespace ${h.namespace} differs from the Secret's namespace ${h.storageNamespace} ` +
+        `${h.storage} ${h.storageNamespace}/${record.name}: labels ${labels}`,
+        `the decoded release's namespace ${h.namespace} differs from the ${h.storage}'s namespace ${h.storageNamespace} ` +
           '(a GitOps Helm controller keeps records in its storage namespace, e.g. Flux helm-controller spec.storageNamespace)',
         `namespace ${h.namespace} does not exist`,
         `revisions stored: ${h.revisions.map((r) => `${r.revision} (${r.status})`).join(', ')}`,
@@ -89,19 +86,35 @@ function strandedFinding(inventory: Inventory, h: ReleaseHistory, context: RuleC
         summary:
           `Delete the HelmRelease that manages release ${h.name} if one exists and its controller runs: it uninstalls ` +
           `with the right storage split and removes what the release created. Otherwise delete the objects the ` +
-          `release left (listed), then every revision of its record (Secrets labelled owner=helm,name=${h.name} in ` +
+          `release left (listed), then every revision of its record (${h.storage}s labelled owner=helm,name=${h.name} in ` +
           `namespace ${h.storageNamespace}). Do not run \`helm uninstall -n ${h.storageNamespace}\`: Helm takes -n as ` +
           `the namespace of manifest objects that name none, and could delete same-named objects in ` +
           `${h.storageNamespace}. A live HelmRelease with install.createNamespace would recreate namespace ` +
           `${h.namespace}, and the environment would come back.`,
         commands: [
-          getYaml(secret),
+          getYaml(record),
           ...(helmReleases.length
-            ? [`kubectl get ${fluxHelmReleases.resource}.${fluxHelmReleases.group} -n ${h.storageNamespace}`]
+            ? [
+                command(
+                  'kubectl',
+                  'get',
+                  `${fluxHelmReleases.resource}.${fluxHelmReleases.group}`,
+                  '-n',
+                  h.storageNamespace,
+                ),
+              ]
             : []),
           '# if no controller will uninstall it: delete what the release left, then its record',
-          ...left.map(deleteCommand),
-          `kubectl delete secrets -n ${h.storageNamespace} -l owner=helm,name=${h.name}`,
+          ...left.map((o) => deleteObject(o)),
+          command(
+            'kubectl',
+            'delete',
+            recordResource(h.storage),
+            '-n',
+            h.storageNamespace,
+            '-l',
+            `owner=helm,name=${h.name}`,
+          ),
         ],
       },
     },

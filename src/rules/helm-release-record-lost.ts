@@ -4,11 +4,11 @@ import { findingKey, type Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import {
   isInstalled,
+  noRecordWords,
   releaseHistoriesById,
   releaseId,
   releaseNameAnnotation,
   releaseNamespaceAnnotation,
-  releaseSecretPrefix,
   type ReleaseHistory,
 } from './helm-releases.js';
 import { deleteObject, getYaml, stripFinalizers } from './kubectl.js';
@@ -83,8 +83,8 @@ function idOf(o: ObjectMetadata): string | undefined {
 function recordEvidence(history: ReleaseHistory | undefined, namespace: string, name: string): string {
   return history
     ? `the current revision ${history.current.revision} of release ${namespace}/${name} is uninstalled ` +
-        `(Secret ${history.current.secret.name}): Helm considers it gone`
-    : `no release Secret ${releaseSecretPrefix}${name}.v* (owner=helm) in namespace ${namespace}: Helm purged the ` +
+        `(${history.current.storage} ${history.current.record.name}): Helm considers it gone`
+    : `${noRecordWords(name, namespace)}: Helm purged the ` +
         'record although the deletion did not finish (an uninstall --wait that ends in "uninstallation completed ' +
         'with 1 error(s): ... context deadline exceeded" still purges it, helm/helm#12000), ' +
         'so helm status and helm uninstall answer "release: not found"';

@@ -3,7 +3,9 @@ import type { ObjectMetadata } from '../inventory/types.js';
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import {
+  helmDriverPrefix,
   hookAnnotation,
+  recordResource,
   releaseHistories,
   releaseNameAnnotation,
   releaseNamespaceAnnotation,
@@ -27,7 +29,7 @@ export function releaseSubject(namespace: string, name: string): string {
   return `helm release ${namespace}/${name}`;
 }
 
-/** When Helm last wrote the current revision: the `modifiedAt` label, else the Secret's creation. */
+/** When Helm last wrote the current revision: the `modifiedAt` label, else the record's creation. */
 function lastModified(history: ReleaseHistory, now: number): { line: string; age: number | undefined } {
   const { current } = history;
   if (current.modifiedAt !== undefined) {
@@ -37,11 +39,11 @@ function lastModified(history: ReleaseHistory, now: number): { line: string; age
       age,
     };
   }
-  const created = current.secret.creationTimestamp;
+  const created = current.record.creationTimestamp;
   const age = ageSeconds(created, now);
   return {
     line:
-      `release Secret created: ${created ?? 'unknown'}` +
+      `release ${current.storage} created: ${created ?? 'unknown'}` +
       `${age !== undefined ? ` (${formatDuration(age)} ago)` : ''}, no modifiedAt label`,
     age,
   };
@@ -91,16 +93,27 @@ function describeStatus(status: string): string {
 
 function commandsFor(history: ReleaseHistory, hooks: readonly ObjectMetadata[]): string[] {
   const { namespace: ns, name, current } = history;
+  // A release of the configmap driver is found by helm only with HELM_DRIVER=configmap.
+  const helm = (...args: string[]) => helmDriverPrefix(history) + command('helm', ...args);
   const rollbackTo = current.revision > 1 ? lastDeployedRevision(history) : undefined;
   const inspect = [
-    command('helm', 'history', '-n', ns, '--', name),
-    command('kubectl', 'get', 'secrets', '-n', ns, '-l', `owner=helm,name=${name}`, '--show-labels'),
+    helm('history', '-n', ns, '--', name),
+    command(
+      'kubectl',
+      'get',
+      recordResource(current.storage),
+      '-n',
+      ns,
+      '-l',
+      `owner=helm,name=${name}`,
+      '--show-labels',
+    ),
   ];
   const rollback =
     rollbackTo !== undefined
       ? [
           `# or, to keep the release, roll back to the last deployed revision ${rollbackTo}:`,
-          command('helm', 'rollback', '-n', ns, '--', name, String(rollbackTo)),
+          helm('rollback', '-n', ns, '--', name, String(rollbackTo)),
         ]
       : [];
   if (current.status === 'uninstalling')
@@ -114,22 +127,17 @@ function commandsFor(history: ReleaseHistory, hooks: readonly ObjectMetadata[]):
           ]
         : []),
       '# then run the uninstall again:',
-      command('helm', 'uninstall', '-n', ns, '--', name),
+      helm('uninstall', '-n', ns, '--', name),
       '# WARNING: --no-hooks skips the pre-delete and post-delete hooks: the cleanup they do (external ' +
         'resources, data) does not happen; only after confirming it is not needed:',
-      command('helm', 'uninstall', '-n', ns, '--no-hooks', '--', name),
+      helm('uninstall', '-n', ns, '--no-hooks', '--', name),
     ];
   if (current.status === 'failed')
-    return [
-      ...inspect,
-      '# to tear it down:',
-      command('helm', 'uninstall', '-n', ns, '--', name),
-      ...rollback,
-    ];
+    return [...inspect, '# to tear it down:', helm('uninstall', '-n', ns, '--', name), ...rollback];
   return [
     ...inspect,
     '# once no helm client works on it any more, to tear it down (helm uninstall works on pending releases):',
-    command('helm', 'uninstall', '-n', ns, '--', name),
+    helm('uninstall', '-n', ns, '--', name),
     ...rollback,
   ];
 }
@@ -163,7 +171,7 @@ function findingOf(inventory: Inventory, history: ReleaseHistory, context: RuleC
     rule,
     'HelmReleaseStuck',
     {
-      object: refOf(current.secret),
+      object: refOf(current.record),
       subject: releaseSubject(ns, name),
       namespaces: [ns],
       severity: current.status === 'failed' ? 'warning' : 'error',
@@ -173,7 +181,7 @@ function findingOf(inventory: Inventory, history: ReleaseHistory, context: RuleC
         describeStatus(current.status),
       evidence: [
         `release: ${ns}/${name}`,
-        `status: ${current.status} (label of Secret ${current.secret.name})`,
+        `status: ${current.status} (label of ${current.storage} ${current.record.name})`,
         `revision: ${current.revision} (revisions stored: ${history.revisions.map((r) => `v${r.revision} ${r.status}`).join(', ')})`,
         modified.line,
         ...(current.revision > 1
@@ -212,10 +220,10 @@ function findingOf(inventory: Inventory, history: ReleaseHistory, context: RuleC
 
 /**
  * helm-release-stuck: a Helm release whose current revision (the highest `version` label among
- * its release Secrets) is pending-install, pending-upgrade, pending-rollback or uninstalling
- * (error), or failed (warning). Read from the labels of the release Secrets only; their data
+ * its release records: Secrets, or ConfigMaps of the configmap driver, whose helm commands get HELM_DRIVER=configmap) is pending-install, pending-upgrade, pending-rollback or uninstalling
+ * (error), or failed (warning). Read from the labels of the records only; their data
  * (the release body) is not in the snapshot. Pending and uninstalling releases are reported once
- * Helm's last modification (`modifiedAt` label, else the Secret's creationTimestamp) is at least
+ * Helm's last modification (`modifiedAt` label, else the record's creationTimestamp) is at least
  * `stuckAfterSeconds` old: an operation in progress looks the same (scenarios S15, S16).
  */
 export const helmReleaseStuckRule: Rule = {

@@ -23,6 +23,8 @@ import { ownerReferenceRule } from './owner-reference.js';
 import { podStuckTerminatingRule } from './pod-stuck-terminating.js';
 import { pvcProtectionBlockedRule } from './pvc-protection-blocked.js';
 import { quotaFinishedJobsRule } from './quota-finished-jobs.js';
+import { quotaTerminalPodsRule } from './quota-terminal-pods.js';
+import { appOfAppsSelfDeletionRule } from './app-of-apps-self-deletion.js';
 import { rbacDanglingSubjectsRule } from './rbac-dangling-subjects.js';
 import type { Rule, RuleContext } from './rule.js';
 import { staleLeaderLeaseRule } from './stale-leader-lease.js';
@@ -55,6 +57,8 @@ export const rules: readonly Rule[] = [
   csiDriverGoneRule,
   admissionPolicyParamMissingRule,
   quotaFinishedJobsRule,
+  quotaTerminalPodsRule,
+  appOfAppsSelfDeletionRule,
   helmReleaseNamespaceGoneRule,
   helmReleaseRecordInvalidRule,
   deletionRefusedRule,

@@ -241,7 +241,11 @@ export interface PodVolume {
 
 /** core/v1 Pod (the fields rules read; only Pods fetched whole, see src/inventory/pods.ts). */
 export interface PodObject {
-  readonly metadata?: ObjectMeta & { readonly deletionGracePeriodSeconds?: number };
+  readonly metadata?: ObjectMeta & {
+    readonly deletionGracePeriodSeconds?: number;
+    /** The Pod's owners (a Job's Pods name it here). */
+    readonly ownerReferences?: readonly { readonly kind?: string; readonly name?: string }[];
+  };
   readonly spec?: { readonly nodeName?: string; readonly volumes?: readonly PodVolume[] };
   readonly status?: { readonly phase?: string; readonly reason?: string };
 }
@@ -368,6 +372,22 @@ export function fullObjectsOf<R extends keyof FullObjectTypes>(
   resource: R,
 ): readonly FullObjectTypes[R][] {
   return (inventory.full[resource] ?? []) as readonly FullObjectTypes[R][];
+}
+
+/** A whole number of a count quota (`"3"`), undefined for anything else (`"1k"`, missing). */
+export function quotaCount(value: string | undefined): number | undefined {
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** The ObjectRef of a whole ResourceQuota. */
+export function refOfQuota(quota: ResourceQuotaObject): ObjectRef {
+  return {
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    namespace: quota.metadata?.namespace ?? '',
+    name: quota.metadata?.name ?? '',
+    ...(quota.metadata?.uid ? { uid: quota.metadata.uid } : {}),
+  };
 }
 
 /** The condition of a type, if present. */

@@ -244,7 +244,7 @@ function strandedKeys(inventory: Inventory): Map<string, string> {
   return new Map(
     strandedReleases(inventory).map((h) => [
       releaseId(h.namespace, h.name),
-      findingKey('HelmReleaseNamespaceGone', refOf(h.current.secret)),
+      findingKey('HelmReleaseNamespaceGone', refOf(h.current.record)),
     ]),
   );
 }

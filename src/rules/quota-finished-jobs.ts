@@ -13,6 +13,8 @@ import { buildFinding } from './finding-builder.js';
 import {
   conditionOf,
   fullObjectsOf,
+  quotaCount,
+  refOfQuota,
   type CronJobObject,
   type JobObject,
   type ResourceQuotaObject,
@@ -42,11 +44,6 @@ export function finishedState(job: JobObject): { state: string; reason?: string;
   return undefined;
 }
 
-/** A whole number of a count quota (`"3"`), undefined for anything else. */
-function countOf(value: string | undefined): number | undefined {
-  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
-}
-
 /** One full Job quota and the finished Jobs without a TTL that hold it. */
 export interface FullJobQuota {
   readonly quota: ResourceQuotaObject;
@@ -70,8 +67,8 @@ export function fullJobQuotas(inventory: Inventory): FullJobQuota[] {
   const out: FullJobQuota[] = [];
   for (const quota of fullObjectsOf(inventory, 'resourcequotas')) {
     const namespace = quota.metadata?.namespace ?? '';
-    const hard = countOf(quota.status?.hard?.[jobCountResource]);
-    const used = countOf(quota.status?.used?.[jobCountResource]);
+    const hard = quotaCount(quota.status?.hard?.[jobCountResource]);
+    const used = quotaCount(quota.status?.used?.[jobCountResource]);
     if (hard === undefined || used === undefined || used < hard) continue;
     const finished = jobs
       .filter(
@@ -132,13 +129,7 @@ function quotaFinding(q: FullJobQuota, context: RuleContext): Finding {
     rule,
     'QuotaExhaustedByFinishedJobs',
     {
-      object: {
-        apiVersion: 'v1',
-        kind: 'ResourceQuota',
-        namespace: ns,
-        name,
-        ...(q.quota.metadata?.uid ? { uid: q.quota.metadata.uid } : {}),
-      },
+      object: refOfQuota(q.quota),
       message:
         `ResourceQuota ${ns}/${name} is at its hard limit for ${jobCountResource} (${q.used} of ${q.hard}), and ` +
         `${count} with no ttlSecondsAfterFinished hold${jobs.length === 1 ? 's' : ''} it: nothing deletes them, ` +

@@ -12,13 +12,78 @@ import type { CrdInstancesOutcome } from './teardown-result.js';
 import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
 
 /**
+ * Waits within the stage budget until `awaited` are gone.
+ * @returns what is still there, or undefined when the wait failed (recorded in `c.errors` as
+ *   "waiting for <what> to be gone: …").
+ * @throws ClusterAccessError when the cluster cannot be reached.
+ */
+async function awaitGone(
+  awaited: readonly AwaitedObject[],
+  what: string,
+  c: StageContext,
+): Promise<Blocker[] | undefined> {
+  try {
+    return await waitUntilGone(c.ports.api, awaited, {
+      timeoutMs: c.budget(),
+      clock: c.clock,
+      onWatchFailed: c.ports.log,
+    });
+  } catch (error) {
+    if (isFatal(error)) throw error;
+    c.errors.push(`waiting for ${what} to be gone: ${describeError(error)}`);
+    return undefined;
+  }
+}
+
+/**
+ * Step 1a of a stage: the GitOps applications of `stage.gitopsWaves` (plan/gitops-order.ts), one
+ * wave after another, each deleted by name (propagationPolicy Background) and awaited while their
+ * controller runs: leaf applications first, so that an app of apps never deletes its children
+ * while they still wait on its controller. A wave that does not finish within the stage budget
+ * ends the waves (what is left goes with step 1b, which reports it); a failed request is an error.
+ */
+async function deleteGitopsWaves(stage: PlannedStage, c: StageContext): Promise<void> {
+  for (const [index, wave] of stage.gitopsWaves.entries()) {
+    const awaited: AwaitedObject[] = [];
+    for (const app of wave) {
+      const crd = stage.crdInstancesFirst.find((x) => x.group === app.group && x.kind === app.kind);
+      const address = crd && c.ports.resources(crd.group, crd.kind, crd.versions[0]);
+      if (!address) continue;
+      const path = `${collectionPath(address, app.namespace)}/${encodeURIComponent(app.name)}`;
+      try {
+        await c.ports.api.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' } });
+        awaited.push({
+          apiVersion: `${address.group}/${address.version}`,
+          kind: app.kind,
+          namespace: app.namespace,
+          name: app.name,
+          address,
+        });
+      } catch (error) {
+        if (error instanceof KubernetesApiError && error.status === 404) continue;
+        if (isFatal(error)) throw error;
+        c.errors.push(`deleting ${app.kind} ${app.namespace}/${app.name}: ${describeError(error)}`);
+      }
+    }
+    c.ports.log(
+      `GitOps applications, wave ${index + 1} of ${stage.gitopsWaves.length} (leaf applications first): deleting ` +
+        wave.map((a) => `${a.kind} ${a.namespace}/${a.name}`).join(', '),
+    );
+    const remaining = await awaitGone(awaited, `GitOps applications of wave ${index + 1}`, c);
+    if (remaining === undefined || remaining.length > 0) return;
+  }
+}
+
+/**
  * Step 1 of a stage: in the scoped namespaces, delete (deletecollection) the instances of the
- * CRDs the stage's releases ship, and wait for them while their controller still runs.
+ * CRDs the stage's releases ship, and wait for them while their controller still runs. GitOps
+ * applications go first, wave by wave (`deleteGitopsWaves`).
  * @returns the outcome per CRD, and the CRDs whose instances could not be checked.
  */
 export async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) {
   const crdInstances: CrdInstancesOutcome[] = [];
   const unchecked = new Set<string>();
+  await deleteGitopsWaves(stage, c);
   for (const crd of stage.crdInstancesFirst) {
     if (!crd.namespaced) {
       c.ports.log(
@@ -55,18 +120,9 @@ export async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageCo
     c.ports.log(
       `deleting ${awaited.length} ${crd.kind} objects (CRD ${crd.name}) while their controller still runs`,
     );
-    let remaining: Blocker[] = [];
-    try {
-      remaining = await waitUntilGone(c.ports.api, awaited, {
-        timeoutMs: c.budget(),
-        clock: c.clock,
-        onWatchFailed: c.ports.log,
-      });
-    } catch (error) {
-      if (isFatal(error)) throw error;
-      c.errors.push(`waiting for ${crd.kind} objects to be gone: ${describeError(error)}`);
-      unchecked.add(crd.name);
-    }
+    const waited = await awaitGone(awaited, `${crd.kind} objects`, c);
+    if (waited === undefined) unchecked.add(crd.name);
+    const remaining = waited ?? [];
     for (const b of remaining)
       c.ports.log(`still there: ${b.kind} ${b.namespace}/${b.name} finalizers [${b.finalizers.join(', ')}]`);
     crdInstances.push({ crd: crd.name, namespaces: c.plan.scope.namespaces, remaining });

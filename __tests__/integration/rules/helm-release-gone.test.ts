@@ -73,7 +73,7 @@ test('a release whose namespace was deleted leaves its objects elsewhere: HelmLe
           'subtype: release-gone',
           'meta.helm.sh/release-name: web',
           `meta.helm.sh/release-namespace: ${ns}`,
-          `no release Secret sh.helm.release.v1.web.v* (owner=helm) in namespace ${ns}: the release does not exist`,
+          `no release Secret or ConfigMap sh.helm.release.v1.web.v* (owner=helm) in namespace ${ns}: the release does not exist`,
         ]),
       );
     }

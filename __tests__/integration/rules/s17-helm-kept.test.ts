@@ -44,7 +44,7 @@ test('S17: a kept ConfigMap outlives its release: HelmLeftover (kept)', async ()
       'meta.helm.sh/release-name: keepy',
       `meta.helm.sh/release-namespace: ${ns}`,
       'helm.sh/resource-policy: keep',
-      `no release Secret sh.helm.release.v1.keepy.v* (owner=helm) in namespace ${ns}: the release does not exist`,
+      `no release Secret or ConfigMap sh.helm.release.v1.keepy.v* (owner=helm) in namespace ${ns}: the release does not exist`,
       expect.stringMatching(/^creationTimestamp: \d{4}-/),
     ]);
     expect(f!.remediation.commands.slice(-2)).toEqual([

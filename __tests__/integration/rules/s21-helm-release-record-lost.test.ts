@@ -99,7 +99,7 @@ test.each(['helm4', 'helm3'] as const)(
       expect(lost.evidence).toEqual(
         expect.arrayContaining([
           expect.stringMatching(
-            new RegExp(`^no release Secret sh\\.helm\\.release\\.v1\\.${release}\\.v\\* `),
+            new RegExp(`^no release Secret or ConfigMap sh\\.helm\\.release\\.v1\\.${release}\\.v\\* `),
           ),
           expect.stringMatching(
             new RegExp(

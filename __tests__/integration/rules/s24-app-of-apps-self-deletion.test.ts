@@ -10,7 +10,8 @@
  * exist; the others safe: their status records nothing), and give as first action the way that
  * works without the controller, not "reinstall in place". The namespace carries the tracking id
  * of the app `in-cluster`, which lives in it: the evidence names the self-deletion, and the remedy
- * the teardown order for next time. The remedy is then followed for real.
+ * the teardown order for next time, and AppOfAppsSelfDeletion names that app as the cause. The
+ * remedy is then followed for real.
  */
 import { KubernetesApiError } from '../../../src/cluster/errors.js';
 import type { Finding } from '../../../src/rules/findings.js';
@@ -178,6 +179,17 @@ test('S24: the Applications outlive the Argo CD they ran in: what each guards, g
     expect(f.remediation.summary).not.toMatch(/^(Reinstall|Scale up|Bring)/);
     const nsFinding = mine.find((x) => x.code === 'NamespaceBlockedByFinalizer' && x.object.name === gitops)!;
     expect(nsFinding.causedBy).toContain(f.key);
+    // The cause has its own code, on the app that manages the namespace it lives in.
+    const self = mine.filter((x) => x.code === 'AppOfAppsSelfDeletion');
+    expect(self.map((x) => [x.severity, x.object.kind, x.object.namespace, x.object.name])).toEqual([
+      ['error', 'Application', gitops, 'in-cluster'],
+    ]);
+    expect(self[0]!.evidence).toEqual(
+      expect.arrayContaining([
+        `namespace ${gitops} carries argocd.argoproj.io/tracking-id=${tracking}: it names applications.argoproj.io ${gitops}/in-cluster, which lives in it`,
+        `applications.argoproj.io ${gitops}/shop is held by ${argo}`,
+      ]),
+    );
 
     // The remedy works: delete what shop manages, then remove the finalizers; the namespace completes.
     await deleteIfPresent(api, `/api/v1/namespaces/${shop}/configmaps/web-config`);

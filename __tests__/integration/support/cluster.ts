@@ -110,8 +110,11 @@ export async function kubectl(args: string[], input?: string): Promise<string> {
   return String(result.stdout);
 }
 
-/** Runs a Helm binary against the local control plane. */
-export async function helm(binary: string, args: string[]) {
+/**
+ * Runs a Helm binary against the local control plane; `extraEnv` adds variables (e.g. HELM_DRIVER)
+ * to the test's own environment.
+ */
+export async function helm(binary: string, args: string[], extraEnv: Readonly<Record<string, string>> = {}) {
   const env = clusterEnv();
   // The kubeconfig flag goes before a `--` (after it, helm reads every word as a name).
   const dash = args.indexOf('--');
@@ -119,7 +122,7 @@ export async function helm(binary: string, args: string[]) {
     dash < 0
       ? [...args, '--kubeconfig', env.kubeconfig]
       : [...args.slice(0, dash), '--kubeconfig', env.kubeconfig, ...args.slice(dash)];
-  return execa(binary, withKubeconfig, { reject: false });
+  return execa(binary, withKubeconfig, { reject: false, env: extraEnv });
 }
 
 /** GET that returns undefined on 404. */

@@ -9,7 +9,8 @@ import { clearWidgetFinalizers } from './operator.js';
 export const chart = (name: string): string => join(repoRoot, 'test/charts', name);
 
 /** Runs the pinned Helm 4 against the local control plane. */
-export const helm4 = (args: string[]) => helm(clusterEnv().helm4, args);
+export const helm4 = (args: string[], env: Readonly<Record<string, string>> = {}) =>
+  helm(clusterEnv().helm4, args, env);
 
 /** Waits until a CRD reports Established=True. */
 export async function waitCrdEstablished(api: ApiClient, name: string): Promise<void> {

@@ -19,8 +19,10 @@ import {
   withStatefulSet,
 } from '../rules/support/recorded-fixture.js';
 import {
+  annotateNamespace,
   fullJobQuota,
   held,
+  podQuota,
   policyParamMissing,
   recordStoredElsewhere,
 } from '../rules/support/round3-variants.js';
@@ -103,11 +105,34 @@ const variants: Finding[] = [
   ),
 ];
 
-// The round-3 rules on S12's snapshot: a binding whose param is missing, a full Job quota, a Helm
+// The round-3 rules on S12's snapshot: a binding whose param is missing, a full Job quota, a full
+// Pod-count quota, a Helm
 // record stored elsewhere (for when their own recorded fixtures are absent).
 const round3: Finding[] = [
   ...findingsOf('s12-pvc-protection-blocked', (d) => policyParamMissing(d)),
   ...findingsOf('s12-pvc-protection-blocked', (d) => fullJobQuota(d, 'default', { hard: 2, jobs: 2 })),
+  // An Argo CD app that manages the Terminating namespace it lives in (S24).
+  ...findingsOf('s12-pvc-protection-blocked', (d) => {
+    const ns = loadRecordedFixture('s12-pvc-protection-blocked').fixture.names.namespace!;
+    const app = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      resource: 'applications',
+      ns,
+      name: 'in-cluster',
+      finalizer: 'resources-finalizer.argocd.argoproj.io',
+      status: {},
+    };
+    return annotateNamespace(held(d, [app]), ns, {
+      'argocd.argoproj.io/tracking-id': `in-cluster:/Namespace:/${ns}`,
+    });
+  }),
+  ...findingsOf('s12-pvc-protection-blocked', (d) =>
+    podQuota(d, 2, [
+      { name: 'report-1', phase: 'Succeeded' },
+      { name: 'migrate-a', phase: 'Failed', job: 'migrate' },
+    ]),
+  ),
   ...findingsOf('s12-pvc-protection-blocked', (d) => recordStoredElsewhere(d, 'kube-public', 'pr-7')),
   // Catalogued finalizers in a Terminating namespace (the controller cannot come back in place).
   ...findingsOf('s12-pvc-protection-blocked', (d) =>

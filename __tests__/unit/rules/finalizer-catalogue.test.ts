@@ -9,7 +9,7 @@ import { familyOf, finalizerCatalogue } from '../../../src/rules/finalizer-catal
 import type { Finding } from '../../../src/rules/findings.js';
 import { stuckFinalizerRule } from '../../../src/rules/stuck-finalizer.js';
 import { replayContext } from './support/recorded-fixture.js';
-import { held, meta, s12, withObjects } from './support/round3-variants.js';
+import { annotateNamespace, held, meta, s12, withObjects } from './support/round3-variants.js';
 
 const dataUpload = 'velero.io/data-upload-download-finalizer';
 const restoreFinalizer = 'restores.velero.io/external-resources-finalizer';
@@ -142,17 +142,6 @@ test('S24: an Argo CD Application lists the managed resources it guards, with wh
     `Argo CD cannot come back in place, because namespace ${ns} is Terminating`,
   );
 });
-
-/** The data with `annotations` added to namespace `ns` (kept whole by the snapshot). */
-function annotateNamespace(d: InventoryData, ns: string, annotations: Record<string, string>): InventoryData {
-  type Ns = { metadata?: { name?: string; annotations?: Record<string, string> } };
-  const namespaces = (d.full as unknown as { namespaces: Ns[] }).namespaces.map((n) =>
-    n.metadata?.name === ns
-      ? { ...n, metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, ...annotations } } }
-      : n,
-  );
-  return { ...d, full: { ...d.full, namespaces } as unknown as InventoryData['full'] };
-}
 
 test('S24: a Terminating namespace managed by an Application that lives in it: the self-deletion is named, with the teardown order for next time', () => {
   const { fixture, inventory } = s12();

@@ -56,7 +56,7 @@ test('S17: a kept ConfigMap of a gone release is HelmLeftover (kept), informatio
     'meta.helm.sh/release-name: keepy',
     `meta.helm.sh/release-namespace: ${ns}`,
     'helm.sh/resource-policy: keep',
-    `no release Secret sh.helm.release.v1.keepy.v* (owner=helm) in namespace ${ns}: the release does not exist`,
+    `no release Secret or ConfigMap sh.helm.release.v1.keepy.v* (owner=helm) in namespace ${ns}: the release does not exist`,
   ]);
   expect(f!.remediation.commands).toEqual([
     `kubectl get configmaps state -n ${ns} -o yaml`,
@@ -116,7 +116,7 @@ test('a release whose namespace was deleted: objects elsewhere and cluster-scope
     expect(f.message).toMatch(/^Helm leftover \(release-gone\): /);
     expect(f.evidence).toContain('subtype: release-gone');
     expect(f.evidence).toContain(
-      `no release Secret sh.helm.release.v1.web.v* (owner=helm) in namespace ${ns}: the release does not exist`,
+      `no release Secret or ConfigMap sh.helm.release.v1.web.v* (owner=helm) in namespace ${ns}: the release does not exist`,
     );
   }
   const outside = rule.check(inventory, replayContext(fixture, { environmentNamespaces: new Set() }));
@@ -138,7 +138,7 @@ test('S08: a kept CRD of a gone release is HelmLeftover (crd) with its instances
     'meta.helm.sh/release-name: a',
     `meta.helm.sh/release-namespace: ${ns}`,
     'helm.sh/resource-policy: keep',
-    `no release Secret sh.helm.release.v1.a.v* (owner=helm) in namespace ${ns}: the release does not exist`,
+    `no release Secret or ConfigMap sh.helm.release.v1.a.v* (owner=helm) in namespace ${ns}: the release does not exist`,
     `instances: 1 instance: 1 in ${other}`,
     'installing the chart under another release name or namespace fails on ownership until it is adopted',
   ]);
@@ -184,7 +184,7 @@ test('S16: a hook Job left by uninstall --no-hooks has no release marker: info, 
     'subtype: hook',
     'helm.sh/hook: pre-delete',
     'helm.sh/hook-delete-policy: before-hook-creation',
-    `no release Secret (sh.helm.release.v1.*, owner=helm) of an installed release in namespace ${ns}`,
+    `no release Secret or ConfigMap (sh.helm.release.v1.*, owner=helm) of an installed release in namespace ${ns}`,
     'no meta.helm.sh/release-name annotation: Helm sets none on hook objects (verified with Helm 4.3.1 and 3.22.0)',
     expect.stringMatching(/^creationTimestamp: /),
   ]);

@@ -25,9 +25,9 @@ export async function releaseStatus(
   return secret?.metadata.labels?.status;
 }
 
-/** Runs Helm 4 and throws with its stderr when it fails. */
-export async function helm4Ok(args: string[]): Promise<void> {
-  const r = await helm4(args);
+/** Runs Helm 4 (with `env` added, e.g. HELM_DRIVER) and throws with its stderr when it fails. */
+export async function helm4Ok(args: string[], env: Readonly<Record<string, string>> = {}): Promise<void> {
+  const r = await helm4(args, env);
   if (r.exitCode !== 0) throw new Error(`helm ${args.join(' ')}: ${String(r.stderr)}`);
 }
 
@@ -64,4 +64,53 @@ export function summarize(findings: readonly Finding[]): string[][] {
     `${f.object.namespace ?? ''}/${f.object.name}`,
     f.scope,
   ]);
+}
+
+/** Chart `api` of the S28 scenarios: ConfigMap `api-config` and ClusterRole `<release namespace>-api-reader`. */
+export const apiChart = (): TempChart =>
+  writeChart('api', {
+    'templates/objects.yaml': [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata:',
+      '  name: api-config',
+      'data:',
+      '  port: "8080"',
+      '---',
+      'apiVersion: rbac.authorization.k8s.io/v1',
+      'kind: ClusterRole',
+      'metadata:',
+      '  name: {{ .Release.Namespace }}-api-reader',
+      'rules:',
+      '  - apiGroups: [""]',
+      '    resources: [configmaps]',
+      '    verbs: [get]',
+      '',
+    ].join('\n'),
+  });
+
+/**
+ * Moves release record `name` (a Secret or, for the configmap driver, a ConfigMap) from namespace
+ * `from` to `to`: what a GitOps Helm controller's storage namespace does from the start.
+ */
+export async function moveRecord(
+  api: ApiClient,
+  resource: 'secrets' | 'configmaps',
+  from: string,
+  to: string,
+  name: string,
+): Promise<void> {
+  const path = (ns: string) => `/api/v1/namespaces/${ns}/${resource}/${name}`;
+  const record = await api.request<{ metadata: Record<string, unknown>; [k: string]: unknown }>({
+    path: path(from),
+  });
+  const metadata: Record<string, unknown> = { ...record.metadata, namespace: to };
+  for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'managedFields'])
+    delete metadata[field];
+  await api.request({
+    method: 'POST',
+    path: `/api/v1/namespaces/${to}/${resource}`,
+    body: { ...record, metadata },
+  });
+  await api.request({ method: 'DELETE', path: path(from) });
 }

@@ -2,7 +2,8 @@
  * Variants of recorded snapshots for the round-3 rules (S24-S28), built on fixtures recorded
  * from the real control plane: an admission policy whose param is missing where a claim waits
  * (on S12's Terminating namespace and its claim held by pvc-protection), a Job quota full of
- * finished Jobs, a Helm record stored outside its release's namespace, and Velero and Argo CD
+ * finished Jobs, a Pod-count quota full of terminal Pods (`podQuota`), a Helm record stored outside
+ * its release's namespace, and Velero and Argo CD
  * objects held by their finalizers with their status read.
  */
 import type { InventoryData } from '../../../../src/inventory/snapshot.js';
@@ -249,4 +250,53 @@ export function held(
       ],
     },
   );
+}
+
+/** Namespace `default` with quota `pods` (count/pods: hard, used = the pods given) and those Pods. */
+export function podQuota(
+  d: InventoryData,
+  hard: number,
+  pods: readonly { name: string; phase: string; job?: string; deleting?: boolean }[],
+): InventoryData {
+  const quota = {
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: { name: 'pods', namespace: 'default', uid: 'uid-quota' },
+    status: { hard: { 'count/pods': String(hard) }, used: { 'count/pods': String(pods.length) } },
+  };
+  const whole = pods.map((p) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: p.name,
+      namespace: 'default',
+      uid: `uid-${p.name}`,
+      ...(p.deleting ? { deletionTimestamp: d.takenAt } : {}),
+      ...(p.job ? { ownerReferences: [{ kind: 'Job', name: p.job }] } : {}),
+    },
+    status: { phase: p.phase },
+  }));
+  return withObjects(
+    d,
+    [
+      meta('v1', 'ResourceQuota', 'resourcequotas', 'pods', { namespace: 'default', uid: 'uid-quota' }),
+      ...pods.map((p) => meta('v1', 'Pod', 'pods', p.name, { namespace: 'default', uid: `uid-${p.name}` })),
+    ],
+    { resourcequotas: [quota], pods: whole },
+  );
+}
+
+/** The data with `annotations` added to namespace `ns` (kept whole by the snapshot). */
+export function annotateNamespace(
+  d: InventoryData,
+  ns: string,
+  annotations: Record<string, string>,
+): InventoryData {
+  type Ns = { metadata?: { name?: string; annotations?: Record<string, string> } };
+  const namespaces = (d.full as unknown as { namespaces: Ns[] }).namespaces.map((n) =>
+    n.metadata?.name === ns
+      ? { ...n, metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, ...annotations } } }
+      : n,
+  );
+  return { ...d, full: { ...d.full, namespaces } as unknown as InventoryData['full'] };
 }
