@@ -78,6 +78,13 @@ beforeAll(async () => {
     contentType: 'application/merge-patch+json',
     body: { metadata: { labels: { [label]: '106' } } },
   });
+  // 107's janitor/ttl of 1s runs from its creationTimestamp (whole seconds): wait until it has
+  // passed, or a fast run judges 107 before it expires (seen on an idle machine).
+  const created = await api.request<{ metadata: { creationTimestamp: string } }>({
+    path: `/api/v1/namespaces/${names[107][0]!}`,
+  });
+  const expiresAt = Date.parse(created.metadata.creationTimestamp) + 1000;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt + 100 - Date.now())));
 });
 
 afterAll(async () => {
