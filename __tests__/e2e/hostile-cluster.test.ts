@@ -30,6 +30,7 @@ import {
   waitGone,
 } from '../integration/support/cluster.js';
 import { chart, helm4 } from '../integration/support/widgets.js';
+import { recordOf, releaseData, releaseSecret } from '../integration/support/release-records.js';
 import { fileCommands, runStep, runnerFiles } from './support/runner.js';
 
 const suiteApi = adminApiForSuite();
@@ -40,25 +41,6 @@ beforeAll(() => {
 
 const canary = 'pwned';
 const hostileSubject = (goneNs: string) => `system:serviceaccount:${goneNs}:x'; touch ${canary}; echo '`;
-
-/** `data.release` of a release Secret: base64 (the API's) of base64 (Helm's) of gzip of JSON. */
-const releaseData = (gzipped: Buffer) => Buffer.from(gzipped.toString('base64')).toString('base64');
-const recordOf = (record: unknown) => releaseData(gzipSync(Buffer.from(JSON.stringify(record))));
-
-/** A Secret as Helm labels its release records, holding `release` (already API-base64). */
-function releaseSecret(ns: string, name: string, release: string) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'helm.sh/release.v1',
-    metadata: {
-      name: `sh.helm.release.v1.${name}.v1`,
-      namespace: ns,
-      labels: { owner: 'helm', name, status: 'deployed', version: '1' },
-    },
-    data: { release },
-  };
-}
 
 /**
  * Seeds namespace `ns`: a real Helm release, a ConfigMap whose annotations carry workflow

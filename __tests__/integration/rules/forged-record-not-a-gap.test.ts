@@ -5,9 +5,9 @@
  * a coverage gap (before, one such Secret anywhere made every run `partial` and silenced the rules
  * that read Secrets, found by a tester). A teardown of an unrelated, empty namespace is `clean`.
  */
-import { gzipSync } from 'node:zlib';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
+import { recordOf } from '../support/release-records.js';
 import { createNamespace, deleteIfPresent, getOrUndefined, uniqueName } from '../support/cluster.js';
 import { adminApiForSuite, findingsAbout, findingsOf, snapshot } from './support/scenario.js';
 
@@ -16,8 +16,6 @@ let api: ApiClient;
 beforeAll(() => {
   api = suiteApi();
 });
-
-const helmBase64 = (record: unknown) => gzipSync(Buffer.from(JSON.stringify(record))).toString('base64');
 
 test('records that do not decode are findings about themselves, not gaps; an unrelated teardown is clean', async () => {
   const id = uniqueName('forgedrec');
@@ -33,14 +31,12 @@ test('records that do not decode are findings about themselves, not gaps; an unr
       type: 'helm.sh/release.v1',
       metadata: { name: 'sh.helm.release.v1.bad.v1', labels: labels('bad') },
       data: {
-        release: Buffer.from(
-          helmBase64({
-            name: 'bad\n::error::x',
-            namespace: tenant,
-            version: 1,
-            info: { status: 'deployed' },
-          }),
-        ).toString('base64'),
+        release: recordOf({
+          name: 'bad\n::error::x',
+          namespace: tenant,
+          version: 1,
+          info: { status: 'deployed' },
+        }),
       },
     },
   });

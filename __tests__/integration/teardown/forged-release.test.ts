@@ -8,10 +8,10 @@
  * mutating request), the ClusterRole is still there and no binding exists. A real release's own
  * ClusterRole, installed by Helm, still goes (uninstall-mode.test.ts).
  */
-import { gzipSync } from 'node:zlib';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
 import { auditMark, toolMutationsSince } from '../support/audit.js';
+import { recordOf, releaseSecret } from '../support/release-records.js';
 import {
   adminApi,
   createNamespace,
@@ -30,22 +30,6 @@ afterAll(async () => {
 
 const clusterRole = (name: string) => `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`;
 const binding = (name: string) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`;
-
-/** A release Secret as Helm 3/4 stores one: API base64 of base64 of gzip of the release JSON. */
-function releaseSecret(ns: string, name: string, release: Record<string, unknown>) {
-  const data = gzipSync(Buffer.from(JSON.stringify({ name, namespace: ns, version: 1, ...release })));
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'helm.sh/release.v1',
-    metadata: {
-      name: `sh.helm.release.v1.${name}.v1`,
-      namespace: ns,
-      labels: { owner: 'helm', name, status: 'deployed', version: '1' },
-    },
-    data: { release: Buffer.from(data.toString('base64')).toString('base64') },
-  };
-}
 
 test.each(['auto', 'helm'])(
   'uninstall-mode %s: a forged record naming a foreign ClusterRole, and a hook binding cluster-admin, are refused; nothing changes',
@@ -68,12 +52,11 @@ test.each(['auto', 'helm'])(
     const info = { status: 'deployed' };
     const post = (body: unknown) =>
       api.request({ method: 'POST', path: `/api/v1/namespaces/${env}/secrets`, body });
+    const record = (name: string, release: Record<string, unknown>) =>
+      releaseSecret(env, name, recordOf({ name, namespace: env, version: 1, info, ...release }));
+    await post(record('sysrel', { manifest: `---\n# Source: sysrel/templates/role.yaml\n${role}` }));
     await post(
-      releaseSecret(env, 'sysrel', { info, manifest: `---\n# Source: sysrel/templates/role.yaml\n${role}` }),
-    );
-    await post(
-      releaseSecret(env, 'hooky', {
-        info,
+      record('hooky', {
         manifest: '',
         hooks: [
           {
