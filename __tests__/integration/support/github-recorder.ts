@@ -23,7 +23,14 @@ export interface RecordedRequest {
 
 export interface RecorderOptions {
   /** The PR's existing comments, page by page (a Link header points at the next page). */
-  readonly commentPages?: readonly (readonly { id: number; body: string }[])[];
+  readonly commentPages?: readonly (readonly {
+    id: number;
+    body: string;
+    /** The author; default the Actions bot (`github-actions[bot]`, type Bot), as GITHUB_TOKEN writes. */
+    user?: { login: string; type: 'Bot' | 'User' };
+  }[])[];
+  /** The login `GET /user` answers; unset: 403, as for a GITHUB_TOKEN (an installation token). */
+  readonly authenticatedUser?: string;
   /** Endpoints that answer 403 "Resource not accessible by integration". */
   readonly forbidden?: readonly ('comments' | 'checks')[];
   /** Endpoints that answer 500. */
@@ -96,7 +103,12 @@ export async function startGitHubRecorder(options: RecorderOptions = {}): Promis
       let m: RegExpExecArray | null;
       if (method === 'GET' && (m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(url.pathname))) {
         const page = Number(url.searchParams.get('page') ?? '1');
-        const items = (pages[page - 1] ?? []).map((c) => ({ ...c, html_url: `${base}/comment/${c.id}` }));
+        const bot = { login: 'github-actions[bot]', type: 'Bot' };
+        const items = (pages[page - 1] ?? []).map((c) => ({
+          user: bot,
+          ...c,
+          html_url: `${base}/comment/${c.id}`,
+        }));
         const headers: Record<string, string> = {};
         if (page < pages.length) {
           const next = new URL(url);
@@ -104,6 +116,11 @@ export async function startGitHubRecorder(options: RecorderOptions = {}): Promis
           headers.link = `<${next.href}>; rel="next"`;
         }
         return send(res, 200, items, headers);
+      }
+      if (method === 'GET' && url.pathname === '/user') {
+        return options.authenticatedUser
+          ? send(res, 200, { login: options.authenticatedUser, type: 'User' })
+          : send(res, 403, { message: 'Resource not accessible by integration' });
       }
       if (method === 'GET' && /^\/repos\/[^/]+\/[^/]+\/pulls$/.test(url.pathname)) {
         const state = url.searchParams.get('state') ?? 'open';

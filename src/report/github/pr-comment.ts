@@ -36,8 +36,11 @@ export function commentBody(markdown: string, marker: string, runUrl?: string): 
 /**
  * Creates or updates the pull request's kube-sweep comment: lists the issue comments of the
  * PR page by page (GET /repos/{owner}/{repo}/issues/{n}/comments, 100 a page) and PATCHes the
- * first one whose body contains `marker`; POSTs a new comment when none does (GitHub REST docs,
- * "Issue comments").
+ * first one that is kube-sweep's own: its body starts with `marker` and its author is a bot (what
+ * GITHUB_TOKEN writes as, `github-actions[bot]`) or the token's own user (GET /user, asked only
+ * when a marked comment by a user is seen; an installation token is refused there). Anyone may
+ * write the marker into a comment of their own; such a comment is never taken. POSTs a new
+ * comment when none is kube-sweep's (GitHub REST docs, "Issue comments", "Users").
  * @returns what was done and the comment's html_url.
  * @throws the Octokit RequestError of a failed request (status 403 when the token lacks
  *   `pull-requests: write`, e.g. on a pull request from a fork).
@@ -50,12 +53,24 @@ export async function upsertComment(
 ): Promise<{ status: 'created' | 'updated'; url: string }> {
   const where = { owner: ctx.owner, repo: ctx.repo };
   let existing: number | undefined;
+  let self: Promise<string | undefined> | undefined;
+  const tokenUser = () =>
+    (self ??= octokit.rest.users.getAuthenticated().then(
+      ({ data }) => data.login,
+      () => undefined,
+    ));
   for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, {
     ...where,
     issue_number: ctx.pullRequest.number,
     per_page: 100,
   })) {
-    existing = page.data.find((c) => (c.body ?? '').includes(marker))?.id;
+    for (const c of page.data) {
+      if (!(c.body ?? '').startsWith(marker) || !c.user) continue;
+      if (c.user.type === 'Bot' || c.user.login === (await tokenUser())) {
+        existing = c.id;
+        break;
+      }
+    }
     if (existing !== undefined) break;
   }
   if (existing !== undefined) {

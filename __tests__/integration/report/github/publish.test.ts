@@ -125,6 +125,34 @@ test('without a marked comment a new one is created (POST), and only once per pa
   });
 });
 
+test("a marked comment someone else wrote is never taken: kube-sweep's own is found by author, or a new one is made", async () => {
+  // A tester's comment by user `attacker` that held the marker got PATCHed with the summary.
+  const planted = { id: 99, body: `${marker}\nmine now`, user: { login: 'attacker', type: 'User' as const } };
+  const quoted = {
+    id: 98,
+    body: `> ${marker}`,
+    user: { login: 'github-actions[bot]', type: 'Bot' as const },
+  };
+  const refused = await publish({ commentPages: [[planted, quoted]] }, { prComment: true }, pr);
+  expect(refused.requests.map((r) => [r.method, r.path])).toEqual([
+    ['GET', `${commentsPath}?per_page=100`],
+    ['GET', '/user'],
+    ['POST', commentsPath],
+  ]);
+  expect(refused.result.prComment?.status).toBe('created');
+  // With a personal token, the token's user wrote kube-sweep's comment: that one is updated.
+  const own = { ...planted, id: 42, user: { login: 'ci-user', type: 'User' as const } };
+  const updated = await publish(
+    { commentPages: [[planted, own]], authenticatedUser: 'ci-user' },
+    { prComment: true },
+    pr,
+  );
+  expect(updated.requests.map((r) => [r.method, r.path]).at(-1)).toEqual([
+    'PATCH',
+    '/repos/acme/shop/issues/comments/42',
+  ]);
+});
+
 test('120 findings: the check run is created with 50 annotations, then updated with 50 and 20', async () => {
   const { result, requests, url } = await publish({}, { checkRun: true }, pr, 120);
   expect(requests.map((r) => [r.method, r.path])).toEqual([
