@@ -26,7 +26,9 @@ export function auditMark(): number {
 /** Every audit event written after `mark` (ResponseComplete stage), from any client. */
 export function auditEventsSince(mark: number): AuditEvent[] {
   const text = readFileSync(join(clusterEnv().clusterDir, 'audit.log')).subarray(mark).toString('utf8');
+  // The API server may be writing the last line: only whole lines (ending in a newline) are read.
   return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as AuditEvent)
