@@ -72,26 +72,15 @@ export interface RunInputs {
   readonly baseline?: Baseline;
 }
 
-/**
- * Reads the whole cluster (inventory/collect.ts) in a log group; each coverage gap becomes a
- * warning. `read: stream` (the look after a teardown) reads each resource as one consistent
- * watch list, with a paged list for any resource whose watch list fails.
- * @throws what collectInventory throws.
- */
 async function readInventory(
   settings: Settings,
   cluster: OpenCluster,
   ports: EnginePorts,
-  read: 'list' | 'stream' = 'list',
 ): Promise<Inventory> {
-  const title =
-    read === 'stream' ? 'Reading the cluster again (watch lists)' : 'Reading the cluster (inventory)';
-  const inventory = await ports.group(title, () =>
+  const inventory = await ports.group('Reading the cluster (inventory)', () =>
     collectInventory(cluster.api, {
       pageSize: settings.pageSize,
       concurrency: settings.listConcurrency,
-      read,
-      streamTimeoutSeconds: Math.max(60, Math.ceil(settings.stageTimeoutMs / 1000)),
       log: ports.info,
       ...(settings.etcd ? { etcd: settings.etcd, etcdTimeoutMs: settings.requestTimeoutMs } : {}),
     }),
@@ -536,9 +525,7 @@ async function provenTeardownBody(
   teardown: TeardownResult,
   run: RunInputs,
 ): Promise<ReportBody> {
-  const after = await readInventory(settings, cluster, ports, 'stream');
-  for (const f of after.stats.streamFallbacks ?? [])
-    ports.info(`read ${f.resource} as a paged list: its watch list failed (${f.reason})`);
+  const after = await readInventory(settings, cluster, ports);
   // A deletion the teardown waited a whole stage for is stuck by then, however young.
   const scanOptions: ScanOptions = {
     removedReleases: uninstalledReleasesOf(teardown),

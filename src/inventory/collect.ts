@@ -3,7 +3,7 @@ import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
-import { listAll, streamAll, toObjectMetadata, type StringPool } from './list.js';
+import { listAll, toObjectMetadata, type StringPool } from './list.js';
 import { fetchPods, podsToFetch } from './pods.js';
 import { readReleaseRecords } from './helm-records.js';
 import { readHeldBodies } from './held-objects.js';
@@ -17,7 +17,6 @@ import {
   type FullObjects,
   type ObjectMetadata,
   type ServedResource,
-  type StreamFallback,
 } from './types.js';
 
 export interface CollectOptions {
@@ -32,15 +31,6 @@ export interface CollectOptions {
   readonly etcd?: EtcdAccess;
   /** Timeout of the etcd requests, in ms (default 30 s). */
   readonly etcdTimeoutMs?: number;
-  /**
-   * How each resource is read: `list` (default) pages of `pageSize` (list.ts `listAll`);
-   * `stream` one consistent watch list per resource (list.ts `streamAll`, KEP-3157), and a
-   * paged list instead for a resource whose watch list fails or that has no `watch` verb (each
-   * such fallback is recorded in the stats, with the reason).
-   */
-  readonly read?: 'list' | 'stream';
-  /** How long one watch list may stream before it counts as failed, in seconds (default 300). */
-  readonly streamTimeoutSeconds?: number;
 }
 
 /**
@@ -95,69 +85,17 @@ interface Listed {
   readonly full: Record<string, unknown[]>;
   /** One gap per list that was forbidden or failed. */
   readonly gaps: CoverageGap[];
-  /** Pages read over all lists (a watch list counts as one). */
+  /** Pages read over all lists. */
   readonly pages: number;
   /** Time spent keeping the items of the pages (toObjectMetadata, de-duplication, whole objects), in ms. */
   readonly itemsMs: number;
-  /** Resources read as watch lists (`read: stream`). */
-  readonly streamed: number;
-  /** Resources that `read: stream` read as paged lists, and why. */
-  readonly streamFallbacks: StreamFallback[];
-}
-
-/** What one resource's read kept, before it joins the others (so a failed watch list leaves nothing). */
-interface ResourceItems {
-  readonly objects: ObjectMetadata[];
-  readonly full: unknown[];
-  pages: number;
 }
 
 /**
- * Reads one resource (`listAll`, or `streamAll` first with `read: stream`), keeping each item's
- * metadata (`toObjectMetadata`) and, when `isFull`, the trimmed whole object.
- * @throws what listAll throws; a watch list's failure only makes it list instead (`fallback`).
- */
-async function readResource(
-  api: ApiClient,
-  r: ServedResource,
-  isFull: boolean,
-  options: CollectOptions,
-  keep: { pool: StringPool; timeMs: (ms: number) => void; fallback: (reason: string) => void },
-): Promise<{ items: ResourceItems; streamed: boolean }> {
-  const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
-  const into = (items: ResourceItems) => (item: { metadata?: object } & Record<string, unknown>) => {
-    const started = performance.now();
-    items.objects.push(toObjectMetadata(item.metadata ?? {}, apiVersion, r.kind, r.resource, keep.pool));
-    if (isFull) items.full.push({ ...projectWholeObject(r.resource, item), apiVersion, kind: r.kind });
-    keep.timeMs(performance.now() - started);
-  };
-  if (options.read === 'stream') {
-    if (!r.verbs.includes('watch')) keep.fallback('no watch verb');
-    else {
-      const items: ResourceItems = { objects: [], full: [], pages: 1 };
-      try {
-        await streamAll(api, r, {
-          full: isFull,
-          timeoutSeconds: options.streamTimeoutSeconds ?? 300,
-          onItem: into(items),
-        });
-        return { items, streamed: true };
-      } catch (error) {
-        if ((error as Error)?.name === 'ClusterAccessError') throw error;
-        keep.fallback(gapOf(r, error).message);
-      }
-    }
-  }
-  const items: ResourceItems = { objects: [], full: [], pages: 0 };
-  items.pages = await listAll(api, r, { pageSize: options.pageSize, full: isFull, onItem: into(items) });
-  return { items, streamed: false };
-}
-
-/**
- * Reads every target, `options.concurrency` at a time (readResource: paged lists, or watch lists
- * with `read: stream`), as metadata (kept once per UID: events are served under two groups), and
- * whole (trimmed by `projectWholeObject`) for the kinds in `fullObjectResources`. A resource
- * that is forbidden or fails becomes a gap.
+ * Lists every target, `options.concurrency` at a time and `options.pageSize` per page, as
+ * metadata (kept once per UID: events are served under two groups), and whole (trimmed by
+ * `projectWholeObject`) for the kinds in `fullObjectResources`. A list that is forbidden or
+ * fails becomes a gap.
  * @throws ClusterAccessError when the API server cannot be reached at all.
  */
 async function listResources(
@@ -174,31 +112,37 @@ async function listResources(
   const seen = new Set<string>();
   const pool: StringPool = new Map();
   let itemsMs = 0;
-  let streamed = 0;
   const gaps: CoverageGap[] = [];
-  const streamFallbacks: StreamFallback[] = [];
   const limit = pLimit(options.concurrency);
   let pages = 0;
   await Promise.all(
     targets.map((r) =>
       limit(async () => {
+        const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
         const isFull = fullKeys.has(`${r.group}/${r.resource}`);
         try {
-          const read = await readResource(api, r, isFull, options, {
-            pool,
-            timeMs: (ms) => (itemsMs += ms),
-            fallback: (reason) => streamFallbacks.push({ resource: label(r), reason }),
+          const read = await listAll(api, r, {
+            pageSize: options.pageSize,
+            full: isFull,
+            onItem: (item) => {
+              const started = performance.now();
+              const meta = toObjectMetadata(item.metadata ?? {}, apiVersion, r.kind, r.resource, pool);
+              // The same object can be served under two groups (events and events.k8s.io).
+              if (!meta.uid || !seen.has(meta.uid)) {
+                if (meta.uid) seen.add(meta.uid);
+                objects.push(meta);
+                if (isFull)
+                  full[r.resource]!.push({
+                    ...projectWholeObject(r.resource, item),
+                    apiVersion,
+                    kind: r.kind,
+                  });
+              }
+              itemsMs += performance.now() - started;
+            },
           });
-          pages += read.items.pages;
-          if (read.streamed) streamed++;
-          // The same object can be served under two groups (events and events.k8s.io), and a
-          // list restarted after 410 reports items again: each UID is kept once.
-          read.items.objects.forEach((meta, i) => {
-            if (meta.uid && seen.has(meta.uid)) return;
-            if (meta.uid) seen.add(meta.uid);
-            objects.push(meta);
-            if (isFull) full[r.resource]!.push(read.items.full[i]);
-          });
+          // Add after the await: `pages += await …` would read `pages` before other lists finished.
+          pages += read;
         } catch (error) {
           if ((error as Error)?.name === 'ClusterAccessError') throw error;
           gaps.push(gapOf(r, error));
@@ -206,8 +150,7 @@ async function listResources(
       }),
     ),
   );
-  streamFallbacks.sort((a, b) => a.resource.localeCompare(b.resource));
-  return { objects, full, gaps, pages, itemsMs, streamed, streamFallbacks };
+  return { objects, full, gaps, pages, itemsMs };
 }
 
 /**
@@ -301,11 +244,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
 
   const targets = resourcesToList(discovery);
   const listStarted = now();
-  const { objects, full, gaps, pages, itemsMs, streamed, streamFallbacks } = await listResources(
-    api,
-    targets,
-    options,
-  );
+  const { objects, full, gaps, pages, itemsMs } = await listResources(api, targets, options);
   const coverage: CoverageGap[] = [...discovery.failed.map(discoveryGap), ...gaps];
   const pods = await fetchNeededPods(api, objects, full.resourcequotas ?? [], options, log);
   if (pods) {
@@ -328,7 +267,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
   const failedGroupVersions: FailedGroupVersion[] = [...discovery.failed, ...unavailable];
   coverage.push(...unavailable.map(discoveryGap));
   log(
-    `lists: ${targets.length} resources${options.read === 'stream' ? ` (${streamed} as watch lists)` : ''}, ${objects.length} objects in ${pages} pages, ` +
+    `lists: ${targets.length} resources, ${objects.length} objects in ${pages} pages, ` +
       `${coverage.length} coverage gaps, ${listMs} ms (${Math.round(itemsMs)} ms of it keeping the items)`,
   );
   coverage.sort((a, b) => a.resource.localeCompare(b.resource));
@@ -352,7 +291,6 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
       resourcesListed: targets.length,
       pages,
       requests: api.sentRequests() - requestsBefore,
-      ...(options.read === 'stream' ? { streamed, streamFallbacks } : {}),
     },
   });
   log(

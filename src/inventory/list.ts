@@ -1,17 +1,10 @@
-import type { ApiClient, WatchEvent } from '../cluster/api-client.js';
+import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import type { GroupVersionResource, ObjectMetadata, OwnerReference } from './types.js';
 
 /** Accept header that asks for metav1.PartialObjectMetadataList (server-side metadata-only list). */
 export const metadataListAccept =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;q=0.9';
-
-/** Accept header that asks for metav1.PartialObjectMetadata objects in watch events. */
-export const metadataWatchAccept =
-  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;q=0.9';
-
-/** The annotation of the bookmark that ends a watch list's initial events (KEP-3157). */
-export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
 /** The collection path of a resource, across all namespaces: /api/v1/pods, /apis/apps/v1/deployments. */
 export function collectionPath(gvr: GroupVersionResource, namespace?: string): string {
@@ -161,72 +154,4 @@ export async function listAll(
       throw error;
     }
   }
-}
-
-/** A watch list ended without its initial-events-end bookmark (the server closed it first). */
-export class WatchListIncompleteError extends Error {
-  override readonly name = 'WatchListIncompleteError';
-}
-
-export interface StreamOptions {
-  /** Whole objects (true) or PartialObjectMetadata (false). */
-  readonly full: boolean;
-  /** The server ends the stream after this many seconds; without the end bookmark by then the read failed. */
-  readonly timeoutSeconds: number;
-  /** Called for every object that exists at the read's resourceVersion. */
-  readonly onItem: (item: { metadata?: RawMetadata } & Record<string, unknown>) => void;
-}
-
-/**
- * Pure: whether a watch event is the bookmark that ends a watch list's initial events (its
- * metadata carries the annotation `k8s.io/initial-events-end: "true"`, KEP-3157).
- */
-export function isInitialEventsEnd(event: WatchEvent): boolean {
-  const annotations = event.object?.metadata?.annotations as Record<string, unknown> | undefined;
-  return event.type === 'BOOKMARK' && annotations?.[initialEventsEndAnnotation] === 'true';
-}
-
-/**
- * Reads one resource across all namespaces as a consistent watch list (KEP-3157, "streaming
- * lists"; kube-apiserver's WatchList feature, on by default since 1.34): `watch=true`,
- * `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan` and no resourceVersion, so the
- * server first waits until its watch cache holds etcd's current revision, then sends every
- * object as an ADDED event and a BOOKMARK annotated `k8s.io/initial-events-end`, where the
- * stream is closed. One request however many objects, read event by event (no page is held
- * whole), and no continue token that can expire. Items reach `onItem` as they arrive: a caller
- * that may fall back to `listAll` keeps them aside until this returns.
- * @returns the resourceVersion of the end bookmark (the revision the objects were read at).
- * @throws KubernetesApiError when the server refuses the watch (403 without the `watch` verb,
- *   400/422 when the WatchList feature is off), WatchListIncompleteError when the stream ends
- *   before the end bookmark, the transport's error when the connection breaks.
- */
-export async function streamAll(
-  api: ApiClient,
-  gvr: GroupVersionResource,
-  options: StreamOptions,
-): Promise<string> {
-  let endedAt: string | undefined;
-  await api.watch(
-    {
-      path: collectionPath(gvr),
-      resourceVersion: '',
-      query: { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' },
-      timeoutSeconds: options.timeoutSeconds,
-      ...(options.full ? {} : { accept: metadataWatchAccept }),
-    },
-    (event) => {
-      if (event.type === 'ADDED') {
-        options.onItem(event.object as { metadata?: RawMetadata } & Record<string, unknown>);
-        return false;
-      }
-      if (!isInitialEventsEnd(event)) return false;
-      endedAt = String(event.object.metadata?.resourceVersion ?? '');
-      return true;
-    },
-  );
-  if (endedAt === undefined)
-    throw new WatchListIncompleteError(
-      `the watch list of ${collectionPath(gvr)} ended before its initial-events-end bookmark`,
-    );
-  return endedAt;
 }

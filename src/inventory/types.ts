@@ -233,17 +233,6 @@ export interface InventoryStats {
   readonly discoveryMs: number;
   readonly listMs: number;
   readonly resourcesListed: number;
-  /** Pages read; a watch list counts as one. */
   readonly pages: number;
   readonly requests: number;
-  /** Set when the inventory was read with watch lists (collect.ts `read: stream`): how many resources were read so. */
-  readonly streamed?: number;
-  /** With `streamed`: the resources read as paged lists instead, and why. */
-  readonly streamFallbacks?: readonly StreamFallback[];
-}
-
-/** A resource that a streamed inventory read as a paged list: its label (`configmaps/v1`) and why. */
-export interface StreamFallback {
-  readonly resource: string;
-  readonly reason: string;
 }

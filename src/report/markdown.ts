@@ -434,29 +434,12 @@ function renderInventory(inv: InventorySummary): string[] {
   const s = inv.stats;
   out.push(
     '',
-    `Discovery ${s.discoveryMs} ms; lists ${s.listMs} ms (${s.resourcesListed} resources, ${s.pages} pages, ${s.requests} requests).` +
-      streamedLine(s),
+    `Discovery ${s.discoveryMs} ms; lists ${s.listMs} ms (${s.resourcesListed} resources, ${s.pages} pages, ${s.requests} requests).`,
     '',
     '</details>',
     '',
   );
   return out;
-}
-
-/**
- * Pure: what a streamed inventory (the look after a teardown) says of how it read: how many
- * resources came as consistent watch lists, and each one read as a paged list instead, with why
- * (the reason is the server's text: escaped). Empty for a paged inventory.
- */
-function streamedLine(s: InventorySummary['stats']): string {
-  if (s.streamed === undefined) return '';
-  const fallbacks = s.streamFallbacks ?? [];
-  const listed = fallbacks.length
-    ? ` Read as paged lists because the watch list failed: ${fallbacks
-        .map((f) => `${codeSpan(f.resource)} (${escapeMarkdown(f.reason)})`)
-        .join(', ')}.`
-    : '';
-  return ` ${s.streamed} of them read as consistent watch lists (one request each).${listed}`;
 }
 
 /** Pure: the actions of `remediate: safe` with their results, and what was left alone. */
