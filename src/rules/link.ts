@@ -36,12 +36,16 @@
  *   are refused.
  * - HelmLeftover of an object whose release is stored outside its namespace, and that namespace
  *   is gone → the HelmReleaseNamespaceGone of that release's record (S28).
+ * - The finalizer findings of a GitOps family's finalizers in a namespace that its own app
+ *   deleted → that app's AppOfAppsSelfDeletion (app-of-apps-self-deletion.ts, S24): the
+ *   controller that had to remove them went with the namespace.
  */
 import { groupOf } from '../cluster/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { findingKey, type Finding } from './findings.js';
 import { bindingRef, paramDenials } from './admission-policy-param-missing.js';
+import { selfDeletedNamespaces } from './app-of-apps-self-deletion.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
@@ -257,6 +261,24 @@ function leftoverCauses(f: Finding, inventory: Inventory, stranded: ReadonlyMap<
   return key ? [key] : [];
 }
 
+/**
+ * Keys of the AppOfAppsSelfDeletion findings by the key of each finalizer finding they explain:
+ * the family's finalizers on the objects held in the namespace its own app deleted (S24).
+ */
+function selfDeletionKeys(inventory: Inventory): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const { family, match, held } of selfDeletedNamespaces(inventory)) {
+    const app = findingKey('AppOfAppsSelfDeletion', refOf(match.app));
+    const pairs = held.flatMap((o) =>
+      (o.finalizers ?? [])
+        .filter((f) => family.finalizers.includes(f))
+        .map((finalizer) => ({ namespace: match.namespace, finalizer })),
+    );
+    for (const key of finalizerKeys([], pairs)) out.set(key, [...(out.get(key) ?? []), app]);
+  }
+  return out;
+}
+
 /** Pure: the findings, each with `causedBy` set to the keys of the findings that cause it. */
 export function linkFindings(findings: readonly Finding[], inventory: Inventory): Finding[] {
   const keys = new Set(findings.map((f) => f.key));
@@ -271,6 +293,7 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
   const byObject = findingsByObject(findings);
   const denied = deniedByPolicy(inventory, byObject);
   const stranded = strandedKeys(inventory);
+  const selfDeleted = selfDeletionKeys(inventory);
   const foregroundKey = (f: Finding) =>
     findingKey('StuckFinalizer', finalizerGroupSubject(f.object.namespace, foregroundFinalizer));
   return findings.map((f) => {
@@ -299,6 +322,7 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
           ...candidates,
           ...(denied.get(f.key) ?? []),
           ...leftoverCauses(f, inventory, stranded),
+          ...(selfDeleted.get(f.key) ?? []),
           ...orphanCauses(f, inventory),
         ].filter((k) => keys.has(k) && k !== f.key),
       ),

@@ -15,6 +15,7 @@
  */
 import { KubernetesApiError } from '../../../src/cluster/errors.js';
 import type { Finding } from '../../../src/rules/findings.js';
+import { rootCausesOf } from '../../../src/report/root-causes.js';
 import { waitFor } from '../../../src/util/wait.js';
 import {
   createNamespace,
@@ -190,6 +191,11 @@ test('S24: the Applications outlive the Argo CD they ran in: what each guards, g
         `applications.argoproj.io ${gitops}/shop is held by ${argo}`,
       ]),
     );
+    // It is the root cause: the stuck finalizers link to it, and through them the namespace.
+    expect(f.causedBy).toEqual([self[0]!.key]);
+    expect(self[0]!.causedBy).toBeUndefined();
+    const root = rootCausesOf(mine).causes.find((c) => c.finding.key === self[0]!.key);
+    expect(root?.explains.map((x) => x.key)).toEqual(expect.arrayContaining([f.key, nsFinding.key]));
 
     // The remedy works: delete what shop manages, then remove the finalizers; the namespace completes.
     await deleteIfPresent(api, `/api/v1/namespaces/${shop}/configmaps/web-config`);
