@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { parseAllDocuments } from 'yaml';
+import { yamlDocuments } from './manifest.js';
 
 /**
  * Release statuses Helm records (helm.sh/helm/v3 pkg/release/status.go; the same in v4).
@@ -106,11 +106,9 @@ const namespacePattern = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /** Pure: what makes a manifest not one Helm could have rendered, or undefined when its shape is sound. */
 function manifestProblem(manifest: unknown, what: string): string | undefined {
   if (typeof manifest !== 'string') return `its ${what} is not text`;
-  const docs = parseAllDocuments(manifest);
-  const list = Array.isArray(docs) ? docs : [docs];
-  for (const [index, doc] of list.entries()) {
-    if (doc.errors.length > 0) return `document ${index + 1} of its ${what} is not valid YAML`;
-    const value = doc.toJSON() as unknown;
+  const read = yamlDocuments(manifest);
+  if ('invalid' in read) return `document ${read.invalid.index + 1} of its ${what} is not valid YAML`;
+  for (const [index, value] of read.documents.entries()) {
     if (value === null || value === undefined) continue;
     const o = value as {
       apiVersion?: unknown;

@@ -55,6 +55,15 @@ function encoded(record: unknown, gzipped = gzipSync(Buffer.from(JSON.stringify(
   return Buffer.from(gzipped.toString('base64')).toString('base64');
 }
 
+/** Nine levels of ten aliases each: a billion strings if expanded whole. */
+const aliasBomb = [
+  'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+  ...'bcdefghi'.split('').map((c, i) => {
+    const prev = 'abcdefghi'[i]!;
+    return `${c}: &${c} [${Array(9).fill(`*${prev}`).join(',')}]`;
+  }),
+].join('\n');
+
 const valid = { name: 'web', namespace: 'pr-1', version: 1, info: { status: 'deployed' }, manifest: '' };
 
 test.each([
@@ -87,6 +96,11 @@ test.each([
     /hook manifest is not valid YAML/,
   ],
   ['hooks that are not a list', { ...valid, hooks: 'x' }, /its hooks are not a list/],
+  [
+    'a manifest whose aliases expand past the cap (an alias bomb)',
+    { ...valid, manifest: aliasBomb },
+    /document 1 of its manifest is not valid YAML/,
+  ],
 ])('a record with %s is refused, naming the Secret and why, never its fields', (_what, record, why) => {
   const decode = () => decodeRelease(encoded(record), 'pr-1/sh.helm.release.v1.web.v1');
   expect(decode).toThrow(ReleaseDecodeError);
