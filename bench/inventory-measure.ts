@@ -1,8 +1,8 @@
 /**
  * The work of measurement (a), run by bench/inventory-runner.ts in the relaunched process (as
  * the action runs its step): loads the kubeconfig, runs
- * kube-sweep's `collectInventory` once with the action's defaults (page size 500, concurrency
- * 8, request timeout 30 s) and prints one JSON line on stdout with timings, object counts and
+ * kube-sweep's `collectInventory` once with the action's defaults (`page-size` and
+ * `list-concurrency` from src/config/inputs.ts, or `--page-size` / `--concurrency`; request timeout 30 s) and prints one JSON line on stdout with timings, object counts and
  * the process's peak memory (getrusage maxRSS and /proc/self/status VmHWM, read right after
  * collectInventory, before the counting below allocates anything). Progress lines of
  * collectInventory go to stderr.
@@ -12,12 +12,14 @@ import { parseArgs } from 'node:util';
 import { createApiClient } from '../src/cluster/api-client.js';
 import { loadKubeconfig } from '../src/cluster/kubeconfig.js';
 import { collectInventory } from '../src/inventory/collect.js';
+import { InputDefaults } from '../src/config/inputs.js';
 
 const { values } = parseArgs({
   options: {
     kubeconfig: { type: 'string', default: process.env.KUBECONFIG ?? '' },
-    'page-size': { type: 'string', default: '500' },
-    concurrency: { type: 'string', default: '8' },
+    // The action's defaults (src/config/inputs.ts) unless the bench asks for others.
+    'page-size': { type: 'string', default: InputDefaults['page-size'] },
+    concurrency: { type: 'string', default: InputDefaults['list-concurrency'] },
   },
 });
 

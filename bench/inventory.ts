@@ -1,7 +1,7 @@
 /**
  * Inventory benchmark (issue 3). Prints figures; it is not a timed test and asserts nothing.
  * In one run, against the cluster of a test/cluster/up.sh folder (fill it first: bench/fill.ts):
- *   (a) kube-sweep: collectInventory (page size 500, concurrency 8) in a child process
+ *   (a) kube-sweep: collectInventory (the action's page-size and list-concurrency) in a child process
  *       (bench/inventory-runner.ts, bundled and minified with ncc as dist/ is; `--runner ts`
  *       runs the TypeScript in place instead) that reports its own peak RSS;
  *   (b) the seed script's scan (bench/seed-000-scan.sh): kubectl get per resource type and a
@@ -14,8 +14,9 @@
  *
  *   node --experimental-transform-types --disable-warning=ExperimentalWarning \
  *     --import ./bench/ts-hooks.mjs bench/inventory.ts --cluster-dir /tmp/kube-sweep-bench
- *   options: --runs 3, --skip-seed, --runner bundle|ts, --also-page-size N (each run also times
- *            (a) with that page size, for comparison), --touch (before each run, write one
+ *   options: --runs 3, --skip-seed, --runner bundle|ts, --also SIZE/CONC[,SIZE/CONC...] (each run
+ *            also times (a) at these page sizes and list concurrencies, judged against the same
+ *            run's (c) and (c')), --also-page-size N (= --also N/<default concurrency>), --touch (before each run, write one
  *            object of each bench resource: continue pages then come from the watch cache),
  *            --cpu-prof <dir> (one extra, untimed, profiled run of (a), TypeScript runner so
  *            that function names are kept), --json <file> (all figures as JSON)
@@ -30,6 +31,7 @@ import { createApiClient } from '../src/cluster/api-client.js';
 import { loadKubeconfig } from '../src/cluster/kubeconfig.js';
 import { resourcesToList } from '../src/inventory/collect.js';
 import { discover } from '../src/inventory/discovery.js';
+import { InputDefaults } from '../src/config/inputs.js';
 import { collectionPath } from '../src/inventory/list.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     runner: { type: 'string', default: 'bundle' },
     'also-page-size': { type: 'string' },
+    also: { type: 'string' },
     touch: { type: 'boolean', default: false },
   },
 });
@@ -187,9 +190,20 @@ async function touchBenchObjects(): Promise<void> {
   }
 }
 
+/** A page size and list concurrency of (a). */
+interface Setting {
+  readonly pageSize: number;
+  readonly concurrency: number;
+}
+const defaults: Setting = {
+  pageSize: Number(InputDefaults['page-size']),
+  concurrency: Number(InputDefaults['list-concurrency']),
+};
+const settingName = (s: Setting) => `${s.pageSize}/${s.concurrency}`;
+
 async function runA(
   profileDir?: string,
-  pageSize = 500,
+  setting: Setting = defaults,
 ): Promise<RunnerResult & { wallMs: number; served: { etcd: number; watchcache: number } }> {
   const before = await listsServed();
   const args = [
@@ -197,7 +211,9 @@ async function runA(
     '--kubeconfig',
     kubeconfig,
     '--page-size',
-    String(pageSize),
+    String(setting.pageSize),
+    '--concurrency',
+    String(setting.concurrency),
   ];
   const exit = await run(process.execPath, args);
   if (exit.code !== 0) throw new Error(`(a) exited ${exit.code}:\n${exit.stderr}`);
@@ -310,8 +326,19 @@ if (values.runner === 'bundle') {
 } else {
   console.log('(a) runner: TypeScript in place (--experimental-transform-types)');
 }
+// --also 1000/8,2000/4 (page size / list concurrency); --also-page-size N is N at the default concurrency.
+const also: Setting[] = [
+  ...(values['also-page-size'] ? [`${values['also-page-size']}/${defaults.concurrency}`] : []),
+  ...(values.also ? values.also.split(',') : []),
+].map((text) => {
+  const [size, conc] = text.split('/').map(Number);
+  if (!(size! > 0) || !(conc! > 0)) throw new Error(`--also: '${text}' is not SIZE/CONCURRENCY, e.g. 1000/4`);
+  return { pageSize: size!, concurrency: conc! };
+});
 console.log(
-  `${targets.length} listable resources; ${runs} timed run(s) of (a), (c) and (c') after one warm-up each`,
+  `${targets.length} listable resources; ${runs} timed run(s) of (a), (c) and (c') after one warm-up each; ` +
+    `(a) at page size / list concurrency ${settingName(defaults)} (the defaults)` +
+    (also.length ? `, also ${also.map(settingName).join(', ')}` : ''),
 );
 await runC();
 await runC('unpaged');
@@ -319,8 +346,7 @@ await runA();
 const aRuns: Awaited<ReturnType<typeof runA>>[] = [];
 const cRuns: Awaited<ReturnType<typeof runC>>[] = [];
 const uRuns: Awaited<ReturnType<typeof runC>>[] = [];
-const alsoPageSize = values['also-page-size'] ? Number(values['also-page-size']) : undefined;
-const pRuns: Awaited<ReturnType<typeof runA>>[] = [];
+const pRuns: Awaited<ReturnType<typeof runA>>[][] = also.map(() => []);
 for (let i = 0; i < runs; i++) {
   if (values.touch) await touchBenchObjects();
   const c = await runC();
@@ -336,13 +362,15 @@ for (let i = 0; i < runs; i++) {
       `(a)'s lists served from etcd ${a.served.etcd}, from the watch cache ${a.served.watchcache}`,
   );
   console.log(`       (a) breakdown: ${breakdown(a)}`);
-  if (alsoPageSize) {
-    const p = await runA(undefined, alsoPageSize);
-    pRuns.push(p);
+  for (const [k, setting] of also.entries()) {
+    const p = await runA(undefined, setting);
+    pRuns[k]!.push(p);
     console.log(
-      `       (a) with page size ${alsoPageSize}: collectInventory ${ms(p.collectMs)}, ${p.requests} requests, ` +
-        `peak RSS ${(p.maxRssKiB / 1024).toFixed(0)} MiB, ${p.objects} objects`,
+      `       (a) at ${settingName(setting)}: collectInventory ${ms(p.collectMs)}, ${p.requests} requests, ` +
+        `peak RSS ${(p.maxRssKiB / 1024).toFixed(0)} MiB, ${p.objects} objects; a/c ${ratio(p.collectMs, c.wallMs)}, ` +
+        `a/c' ${ratio(p.collectMs, u.wallMs)}; ${load()}`,
     );
+    console.log(`       (a) at ${settingName(setting)} breakdown: ${breakdown(p)}`);
   }
 }
 let profile: string | undefined;
@@ -383,10 +411,10 @@ console.log(
 console.log(
   `  (a) whole child process   ${ms(aWall)}  (${range(aRuns.map((r) => r.wallMs))}; Node start-up + module load ${ms(median(aRuns.map((r) => r.startupMs)))})`,
 );
-if (pRuns.length)
+for (const [k, setting] of also.entries())
   console.log(
-    `  (a) page size ${alsoPageSize}  ${ms(median(pRuns.map((r) => r.collectMs)))}  (${range(pRuns.map((r) => r.collectMs))}; ` +
-      `peak RSS max ${(Math.max(...pRuns.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} MiB; not a target, for comparison)`,
+    `  (a) at ${settingName(setting)}  ${ms(median(pRuns[k]!.map((r) => r.collectMs)))}  (${range(pRuns[k]!.map((r) => r.collectMs))}; ` +
+      `peak RSS max ${(Math.max(...pRuns[k]!.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} MiB)`,
   );
 console.log(`  (c) curl floor, paged      ${ms(cWall)}  (${range(cRuns.map((r) => r.wallMs))})`);
 console.log(`  (c') curl, unpaged        ${ms(uWall)}  (${range(uRuns.map((r) => r.wallMs))})`);
@@ -492,6 +520,25 @@ console.log(
 console.log(
   `  peak memory < 250 MB:   ${verdict(aPeakMiB * 1024 * 1024 < 250e6)} (working process, ${((aPeakMiB * 1048576) / 1e6).toFixed(0)} MB)`,
 );
+// The same three targets for each --also setting, against this run's medians of (c) and (c').
+const settingRows = [
+  { setting: defaults, rs: aRuns },
+  ...also.map((setting, k) => ({ setting, rs: pRuns[k]! })),
+];
+if (also.length)
+  console.log(
+    '  issue 26 per page size / list concurrency (medians; peak = max over runs, MB = 10^6 bytes):',
+  );
+for (const { setting, rs } of also.length ? settingRows : []) {
+  const t = median(rs.map((r) => r.collectMs));
+  const peakMB = (Math.max(...rs.map((r) => r.maxRssKiB)) * 1024) / 1e6;
+  const b = (k: keyof ReturnType<typeof breakdownOf>) => ms(median(rs.map((r) => breakdownOf(r)[k])));
+  console.log(
+    `    ${settingName(setting).padEnd(9)} ${ms(t)}: a/c ${ratio(t, cWall)} ${verdict(t / cWall <= 0.8)}, ` +
+      `a/c' ${ratio(t, uWall)} ${verdict(t / uWall <= 1.5)}, peak ${peakMB.toFixed(0)} MB ${verdict(peakMB < 250)}; ` +
+      `network ${b('network')}, parse ${b('parse')}, items ${b('items')}, index ${b('index')}, ${rs[0]!.requests} requests`,
+  );
+}
 
 if (values.json) {
   writeFileSync(
@@ -504,7 +551,7 @@ if (values.json) {
         aRuns,
         cRuns,
         uRuns,
-        alsoPageSize,
+        also,
         pRuns,
         b,
         profile,

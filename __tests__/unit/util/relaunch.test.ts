@@ -41,6 +41,7 @@ test('the relaunched process runs with the V8 flags and stops when its launcher 
   const child = JSON.parse(line) as { pid: number; execArgv: string[] };
   expect(child.pid).not.toBe(launcher.pid);
   expect(child.execArgv).toContain('--max-semi-space-size=8');
+  expect(child.execArgv).toContain('--heap-growing-percent=100');
   expect(alive(child.pid)).toBe(true);
   launcher.kill('SIGKILL');
   await waitFor(async () => ({ done: !alive(child.pid), value: undefined }), {
