@@ -19,12 +19,15 @@ export function escapeMarkdown(text: string): string {
 }
 
 /**
- * Text as a code span that is safe inside a GFM table cell: backticks cannot close it early,
- * `|` cannot split the cell (GFM reads `\|` as a pipe there), `<` cannot open a tag, newlines fold.
+ * Text as a code span that is safe inside a GFM table cell: backticks cannot close it early
+ * (the fence is one backtick longer than the longest run of backticks in the text: a code span
+ * ends only at a run of exactly its fence's length, CommonMark "Code spans"), `|` cannot split
+ * the cell (GFM reads `\|` as a pipe there), `<` cannot open a tag, newlines fold.
  */
 export function codeSpan(text: string): string {
   const clean = text.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|');
-  const fence = clean.includes('`') ? '``' : '`';
+  const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
   return `${fence}${fence.length > 1 ? ' ' : ''}${clean.replace(/</g, '&lt;')}${fence.length > 1 ? ' ' : ''}${fence}`;
 }
 

@@ -15,6 +15,11 @@ test('codeSpan keeps backticks and tags inert', () => {
   expect(codeSpan('a`b')).toBe('`` a`b ``');
   expect(codeSpan('<img src=x>')).toBe('`&lt;img src=x>`');
   expect(codeSpan('a|b')).toBe('`a\\|b`');
+  // A run of two backticks cannot close a fence of two and let the rest out as markdown (a link).
+  expect(codeSpan('a``[click](https://example.invalid)``b')).toBe(
+    '``` a``[click](https://example.invalid)``b ```',
+  );
+  expect(codeSpan('x````y')).toBe('````` x````y `````');
 });
 
 test('a code block shows every command exactly: its fence is longer than any backtick run in it', () => {
