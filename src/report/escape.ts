@@ -18,6 +18,11 @@ export function escapeMarkdown(text: string): string {
     .replace(/@/g, '&#64;');
 }
 
+/** Pure: the length of the longest run of backticks in `text` (0 when it has none): a code fence must be longer. */
+function longestBacktickRun(text: string): number {
+  return Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+}
+
 /**
  * Text as a code span that is safe inside a GFM table cell: backticks cannot close it early
  * (the fence is one backtick longer than the longest run of backticks in the text: a code span
@@ -26,8 +31,7 @@ export function escapeMarkdown(text: string): string {
  */
 export function codeSpan(text: string): string {
   const clean = text.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|');
-  const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
+  const fence = '`'.repeat(longestBacktickRun(clean) + 1);
   return `${fence}${fence.length > 1 ? ' ' : ''}${clean.replace(/</g, '&lt;')}${fence.length > 1 ? ' ' : ''}${fence}`;
 }
 
@@ -39,10 +43,7 @@ export function codeSpan(text: string): string {
  * `showableCommands`); one that does is folded to a space here as a last guard.
  */
 export function codeBlock(info: string, lines: readonly string[]): string[] {
-  const longest = Math.max(
-    0,
-    ...lines.map((l) => Math.max(0, ...[...l.matchAll(/`+/g)].map((m) => m[0].length))),
-  );
+  const longest = Math.max(0, ...lines.map(longestBacktickRun));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return [`${fence}${info}`, ...lines.map((l) => l.replace(/[\r\n\u2028\u2029]+/g, ' ')), fence];
 }
