@@ -3,7 +3,7 @@ import { groupOf } from '../cluster/api-version.js';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { refusalOf, type RefusedRequest } from '../cluster/refusal.js';
-import { collectionPath } from '../inventory/list.js';
+import { collectionPath, metadataListAccept } from '../inventory/list.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { KindAddress } from './resource-index.js';
@@ -41,7 +41,11 @@ export const contentDeleteConcurrency = 8;
 
 /**
  * Empties a namespace that was just deleted, one `deletecollection` (propagationPolicy
- * Background) per collection, without waiting for the namespace controller. The controller
+ * Background) per collection, without waiting for the namespace controller. The server answers
+ * a deletecollection with the list of what it deleted, encoded like a list's answer
+ * (k8s.io/apiserver pkg/endpoints/handlers/delete.go `DeleteCollection` ->
+ * `transformResponseObject`), so it is asked for metadata only (`metadataListAccept`): the
+ * server encodes and sends no Secret's data, no ConfigMap's content and no spec. The controller
  * starts a namespace's deletion only after `namespaceDeletionGracePeriod` (5 s, so that the
  * NamespaceLifecycle admission plugin's cache sees the namespace Terminating: kube-controller-
  * manager pkg/controller/namespace/namespace_controller.go) and then empties the collections one
@@ -75,7 +79,12 @@ export async function deleteNamespaceContent(
         limit(async () => {
           const path = collectionPath(address, namespace);
           try {
-            await api.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' } });
+            await api.request({
+              method: 'DELETE',
+              path,
+              query: { propagationPolicy: 'Background' },
+              accept: metadataListAccept,
+            });
           } catch (error) {
             if (error instanceof KubernetesApiError && error.status === 404) return;
             if ((error as Error)?.name === 'ClusterAccessError') throw error;
