@@ -72,6 +72,50 @@ test('pages through a resource with limit + continue and keeps every object once
   }
 });
 
+test('an Event is listed once (events.k8s.io serves the core Events: only the core list is read); ComponentStatuses are not listed', async () => {
+  const ns = uniqueName('inv-events');
+  await createNamespace(api, ns);
+  try {
+    await api.request({
+      method: 'POST',
+      path: `/api/v1/namespaces/${ns}/events`,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'seen-once' },
+        involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'any' },
+        reason: 'Test',
+        message: 'listed once',
+        type: 'Normal',
+      },
+    });
+    const paths: string[] = [];
+    const recording: ApiClient = {
+      ...api,
+      request: <T>(req: Parameters<ApiClient['request']>[0]) => {
+        paths.push(req.path);
+        return api.request<T>(req);
+      },
+    };
+    const inventory = await collectInventory(recording, { pageSize: 500, concurrency: 4 });
+    // The API server serves the same Event under both groups.
+    const both = await api.request<{ items?: unknown[] }>({
+      path: `/apis/events.k8s.io/v1/namespaces/${ns}/events`,
+    });
+    expect(both.items).toHaveLength(1);
+    expect(paths).toContain('/api/v1/events');
+    expect(paths).not.toContain('/apis/events.k8s.io/v1/events');
+    // ComponentStatuses are probes, not stored objects: never listed.
+    expect(paths).not.toContain('/api/v1/componentstatuses');
+    const events = inventory.objects.filter((o) => o.namespace === ns && o.name === 'seen-once');
+    expect(events).toEqual([
+      expect.objectContaining({ apiVersion: 'v1', kind: 'Event', resource: 'events' }),
+    ]);
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
 test('lists instances of a CRD created moments before', async () => {
   const group = `${uniqueName('inv')}.example.com`;
   const crd = `widgets.${group}`;

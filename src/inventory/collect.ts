@@ -34,19 +34,38 @@ export interface CollectOptions {
 }
 
 /**
+ * Resources that another group serves from the same storage, as `group/resource` → the
+ * `group/resource` listed instead: events.k8s.io's Events are the core Events
+ * (k8s.io/kubernetes pkg/registry/events/rest/storage_events.go builds them with the core
+ * event store, pkg/registry/core/event/storage). Listing both read every Event twice.
+ */
+export const sameStorageAs: ReadonlyMap<string, string> = new Map([['events.k8s.io/events', '/events']]);
+
+/**
+ * Resources (`group/resource`) whose list reads nothing stored: a ComponentStatus list makes the
+ * API server probe etcd, the scheduler and the controller manager on the spot and answer with
+ * objects that have no UID and cannot be deleted (k8s.io/kubernetes
+ * pkg/registry/core/componentstatus/rest.go `List`; deprecated since 1.19). Nothing there can be
+ * a leftover, and a probe that times out would hold up the whole inventory.
+ */
+export const notStored: ReadonlySet<string> = new Set(['/componentstatuses']);
+
+/**
  * Pure: picks one version per (group, resource) to list: the group's preferred version when it
- * serves the resource, else the first version that does; only resources with the `list` verb.
+ * serves the resource, else the first version that does; only resources with the `list` verb,
+ * never one of `notStored`, and one of `sameStorageAs` only when what it aliases is not listed.
  * Sorted by group then resource, so runs are deterministic.
  */
 export function resourcesToList(discovery: DiscoveryResult): ServedResource[] {
   const chosen = new Map<string, ServedResource>();
   for (const r of discovery.resources) {
-    if (!r.verbs.includes('list')) continue;
     const key = `${r.group}/${r.resource}`;
+    if (!r.verbs.includes('list') || notStored.has(key)) continue;
     const current = chosen.get(key);
     const preferred = discovery.preferredVersions.get(r.group) ?? (r.group === '' ? 'v1' : undefined);
     if (!current || (r.version === preferred && current.version !== preferred)) chosen.set(key, r);
   }
+  for (const [alias, original] of sameStorageAs) if (chosen.has(original)) chosen.delete(alias);
   return [...chosen.values()].sort(
     (a, b) => a.group.localeCompare(b.group) || a.resource.localeCompare(b.resource),
   );
@@ -127,7 +146,8 @@ async function listResources(
             onItem: (item) => {
               const started = performance.now();
               const meta = toObjectMetadata(item.metadata ?? {}, apiVersion, r.kind, r.resource, pool);
-              // The same object can be served under two groups (events and events.k8s.io).
+              // One object is listed once: a UID already seen (a group serving another's storage
+              // that `sameStorageAs` does not name yet) is not kept twice.
               if (!meta.uid || !seen.has(meta.uid)) {
                 if (meta.uid) seen.add(meta.uid);
                 objects.push(meta);
