@@ -1,6 +1,13 @@
 import { createSecureContext } from 'node:tls';
 import { Agent, request as undiciRequest } from 'undici';
-import { ClusterAccessError, KubernetesApiError, isTlsError, isUnreachableError } from './errors.js';
+import {
+  ClusterAccessError,
+  KubernetesApiError,
+  UnsafeRequestPathError,
+  isTlsError,
+  isUnreachableError,
+} from './errors.js';
+import { requestPathProblem } from './object-names.js';
 import type { HttpsCredentials } from './credentials.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
 import { isRetryableKubernetesError, kubernetesRetryAfterSeconds } from './retry-policy.js';
@@ -103,7 +110,14 @@ export interface ApiClientOptions {
   readonly onTokenRenewed?: (req: ApiRequest) => void;
 }
 
+/**
+ * Pure: the URL of one request: the server, `path` and the query.
+ * @throws UnsafeRequestPathError when `path` is unsafe (object-names.ts `requestPathProblem`):
+ *   no request is sent for it, whatever name put it there.
+ */
 function buildUrl(server: string, path: string, query: ApiRequest['query']): string {
+  const problem = requestPathProblem(path);
+  if (problem) throw new UnsafeRequestPathError(path, problem);
   const url = new URL(server.replace(/\/+$/, '') + path);
   for (const [k, v] of Object.entries(query ?? {}))
     if (v !== undefined && v !== '') url.searchParams.set(k, String(v));

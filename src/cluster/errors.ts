@@ -45,6 +45,21 @@ export class KubernetesApiError extends Error {
   }
 }
 
+/**
+ * A request kube-sweep refused to send because its path is unsafe (cluster/object-names.ts
+ * `requestPathProblem`: an empty, `.` or `..` segment, or one holding `/` or `%`, which would
+ * address another object or a whole collection). Never retried; the path is quoted as JSON.
+ */
+export class UnsafeRequestPathError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`not sent: the request path ${JSON.stringify(path)} is unsafe (${problem})`);
+    this.name = 'UnsafeRequestPathError';
+  }
+}
+
 const tlsCodes = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'SELF_SIGNED_CERT_IN_CHAIN',

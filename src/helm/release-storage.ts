@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { isApiVersion, isKindName, isNamespaceName, objectNameProblem } from '../cluster/object-names.js';
 import { yamlDocuments } from './manifest.js';
 
 /**
@@ -100,8 +101,44 @@ export const maxDecodedReleaseBytes = 32 * 1024 * 1024;
  */
 const releaseNamePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const maxReleaseNameLength = 53;
-/** A namespace name (DNS-1123 label, at most 63 characters). */
-const namespacePattern = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * Pure: what makes one manifest document (or an item of a `List` document, which kubectl and
+ * kube-sweep read as objects of their own) not an object Helm could have created, or undefined.
+ * Names and namespaces go into API paths and apiVersions decide which API a request goes to, so
+ * each must be one Kubernetes could have stored (cluster/object-names.ts): a name of `.`
+ * (`DELETE …/configmaps/.` deletes the whole collection), a namespace `..`, or an apiVersion
+ * `/v1` (read as core v1 by k8s.io/apimachinery, but by no check written for `v1`) is forged.
+ */
+function objectProblem(value: unknown, where: string, depth = 0): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const o = value as {
+    apiVersion?: unknown;
+    kind?: unknown;
+    metadata?: { name?: unknown; namespace?: unknown };
+    items?: unknown;
+  };
+  if (typeof o !== 'object' || Array.isArray(o)) return `${where} is not an object`;
+  if (typeof o.apiVersion !== 'string' || typeof o.kind !== 'string')
+    return `${where} has no apiVersion and kind`;
+  if (!isApiVersion(o.apiVersion)) return `${where} has an apiVersion Kubernetes would not write`;
+  if (!isKindName(o.kind)) return `${where} has a kind that is not a kind name`;
+  if (o.kind.endsWith('List') && Array.isArray(o.items)) {
+    if (depth > 0) return `${where} is a List inside a List`;
+    for (const [i, item] of o.items.entries()) {
+      const problem = objectProblem(item, `item ${i + 1} of ${where}`, depth + 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (typeof o.metadata?.name !== 'string') return `${where} has no metadata.name`;
+  const nameProblem = objectNameProblem(o.metadata.name);
+  if (nameProblem) return `${where} has a metadata.name that cannot be an object's name (${nameProblem})`;
+  const ns = o.metadata.namespace;
+  if (ns !== undefined && ns !== null && ns !== '' && (typeof ns !== 'string' || !isNamespaceName(ns)))
+    return `${where} has a metadata.namespace that is not a namespace name`;
+  return undefined;
+}
 
 /** Pure: what makes a manifest not one Helm could have rendered, or undefined when its shape is sound. */
 function manifestProblem(manifest: unknown, what: string): string | undefined {
@@ -109,22 +146,8 @@ function manifestProblem(manifest: unknown, what: string): string | undefined {
   const read = yamlDocuments(manifest);
   if ('invalid' in read) return `document ${read.invalid.index + 1} of its ${what} is not valid YAML`;
   for (const [index, value] of read.documents.entries()) {
-    if (value === null || value === undefined) continue;
-    const o = value as {
-      apiVersion?: unknown;
-      kind?: unknown;
-      metadata?: { name?: unknown; namespace?: unknown };
-    };
-    if (typeof o !== 'object' || Array.isArray(o))
-      return `document ${index + 1} of its ${what} is not an object`;
-    if (
-      typeof o.apiVersion !== 'string' ||
-      typeof o.kind !== 'string' ||
-      typeof o.metadata?.name !== 'string'
-    )
-      return `document ${index + 1} of its ${what} has no apiVersion, kind and metadata.name`;
-    if (o.metadata.namespace !== undefined && typeof o.metadata.namespace !== 'string')
-      return `document ${index + 1} of its ${what} has a metadata.namespace that is not text`;
+    const problem = objectProblem(value, `document ${index + 1} of its ${what}`);
+    if (problem) return problem;
   }
   return undefined;
 }
@@ -158,7 +181,7 @@ export function releaseRecordProblem(
   const secretNamespace = secretName.slice(0, secretName.indexOf('/'));
   if (typeof r.name !== 'string' || r.name.length > maxReleaseNameLength || !releaseNamePattern.test(r.name))
     return `its release name is not one Helm allows (at most ${maxReleaseNameLength} characters of lower-case letters, digits, '-' and '.')`;
-  if (typeof r.namespace !== 'string' || !namespacePattern.test(r.namespace))
+  if (typeof r.namespace !== 'string' || !isNamespaceName(r.namespace))
     return 'its namespace is not a namespace name';
   if (r.namespace !== secretNamespace && !validation.storedElsewhere)
     return `it names namespace ${r.namespace}, but its Secret is stored in namespace ${secretNamespace}`;

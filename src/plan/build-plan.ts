@@ -293,7 +293,7 @@ function namespaceObjectRefusals(
     for (const o of f.objects) {
       if (
         o.kind === 'Namespace' &&
-        o.apiVersion === 'v1' &&
+        groupOf(o.apiVersion) === '' && // the core group, parsed as the teardown's resource lookup parses it
         !scoped.has(o.name) &&
         !keptByHelm(o.annotations)
       ) {

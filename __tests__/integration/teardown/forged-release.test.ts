@@ -9,6 +9,7 @@
  * ClusterRole, installed by Helm, still goes (uninstall-mode.test.ts).
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { UnsafeRequestPathError } from '../../../src/cluster/errors.js';
 import { runAction } from '../support/action.js';
 import { auditMark, toolMutationsSince } from '../support/audit.js';
 import { recordOf, releaseSecret } from '../support/release-records.js';
@@ -99,3 +100,94 @@ test.each(['auto', 'helm'])(
     }
   },
 );
+
+/**
+ * Names and apiVersions from a record go into API paths (a tester's findings, session 9): a
+ * ConfigMap named `.` in another namespace made kube-sweep send `DELETE …/configmaps/.`, which URL
+ * resolution turns into the collection's DELETE (every ConfigMap of that namespace went), and a
+ * Namespace of apiVersion `/v1` slipped past the Namespace refusal (written for `v1`) and was
+ * to be deleted. Such a record is refused as invalid; the teardown of the scope goes on and
+ * nothing outside it changes.
+ */
+test.each([
+  [
+    'a ConfigMap named "."',
+    (victim: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "."\n  namespace: ${victim}\n`,
+  ],
+  [
+    'a Namespace of apiVersion "/v1"',
+    (victim: string) => `apiVersion: /v1\nkind: Namespace\nmetadata:\n  name: ${victim}\n`,
+  ],
+])(
+  'a forged record naming %s outside the scope is refused; nothing outside the scope changes',
+  async (_what, object) => {
+    const id = uniqueName('forged-path');
+    const env = `${id}-env`;
+    const victim = `${id}-victim`;
+    await createNamespace(api, env);
+    await createNamespace(api, victim);
+    const precious = ['db-password', 'app-settings'];
+    for (const name of precious)
+      await api.request({
+        method: 'POST',
+        path: `/api/v1/namespaces/${victim}/configmaps`,
+        body: { metadata: { name }, data: { k: 'v' } },
+      });
+    const manifest = `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n---\n${object(victim)}`;
+    const info = { status: 'deployed' };
+    await api.request({
+      method: 'POST',
+      path: `/api/v1/namespaces/${env}/secrets`,
+      body: releaseSecret(
+        env,
+        'dotty',
+        recordOf({ name: 'dotty', namespace: env, version: 1, info, manifest }),
+      ),
+    });
+    try {
+      const mark = auditMark();
+      const since = new Date();
+      const { report } = await runAction({ mode: 'teardown', namespaces: env, 'stage-timeout': '30s' });
+      expect(JSON.stringify(report.warnings ?? report)).toContain(
+        `release Secret ${env}/sh.helm.release.v1.dotty.v1 is not a valid Helm release`,
+      );
+      // Every change kube-sweep made was inside the scope: the env namespace and its content.
+      const outside = toolMutationsSince(mark, since).filter(
+        (e) => !e.requestURI.startsWith(`/api/v1/namespaces/${env}`),
+      );
+      expect(outside.map((e) => `${e.verb} ${e.requestURI}`)).toEqual([]);
+      const left = await api.request<{ items: { metadata: { name: string } }[] }>({
+        path: `/api/v1/namespaces/${victim}/configmaps`,
+      });
+      expect(left.items.map((i) => i.metadata.name)).toEqual(expect.arrayContaining(precious));
+      const ns = await getOrUndefined<{ metadata: { deletionTimestamp?: string } }>(
+        api,
+        `/api/v1/namespaces/${victim}`,
+      );
+      expect(ns?.metadata.deletionTimestamp).toBeUndefined();
+    } finally {
+      await deleteIfPresent(api, `/api/v1/namespaces/${victim}`);
+      await deleteIfPresent(api, `/api/v1/namespaces/${env}`);
+    }
+  },
+);
+
+test('no request with a dot segment is ever sent: the client refuses it before the server sees it', async () => {
+  const ns = uniqueName('dot-path');
+  await createNamespace(api, ns);
+  try {
+    await api.request({
+      method: 'POST',
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+      body: { metadata: { name: 'precious' }, data: { k: 'v' } },
+    });
+    for (const name of ['.', '%2e', '']) {
+      await expect(
+        api.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}/configmaps/${name}` }),
+      ).rejects.toThrow(UnsafeRequestPathError);
+    }
+    expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}/configmaps/precious`)).toBeDefined();
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});

@@ -88,7 +88,58 @@ test.each([
   [
     'a manifest object with no name',
     { ...valid, manifest: 'apiVersion: v1\nkind: ConfigMap\n' },
-    /has no apiVersion, kind and metadata.name/,
+    /document 1 of its manifest has no metadata.name/,
+  ],
+  // Names go into API paths: `DELETE …/configmaps/.` would reach the collection (every ConfigMap).
+  ...['.', '..', '', 'a/b', 'a%2e', '%2e'].map(
+    (name) =>
+      [
+        `an object named ${JSON.stringify(name)}`,
+        {
+          ...valid,
+          manifest: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "${name}"\n  namespace: other\n`,
+        },
+        /document 1 of its manifest has a metadata.name that cannot be an object's name/,
+      ] as const,
+  ),
+  ...['..', 'a/b', 'Other', '-x', 'a'.repeat(64)].map(
+    (namespace) =>
+      [
+        `an object in namespace ${JSON.stringify(namespace)}`,
+        {
+          ...valid,
+          manifest: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "${namespace}"\n`,
+        },
+        /document 1 of its manifest has a metadata.namespace that is not a namespace name/,
+      ] as const,
+  ),
+  // `/v1` is core v1 to k8s.io/apimachinery, but not to a check written for `v1` (the Namespace refusal).
+  ...['/v1', 'v1/', 'apps/', 'Apps/v1', 'a/b/v1', ' v1', ''].map(
+    (apiVersion) =>
+      [
+        `an object of apiVersion ${JSON.stringify(apiVersion)}`,
+        { ...valid, manifest: `apiVersion: "${apiVersion}"\nkind: Namespace\nmetadata:\n  name: victim\n` },
+        /document 1 of its manifest has an apiVersion Kubernetes would not write/,
+      ] as const,
+  ),
+  [
+    'an object of kind "Config Map"',
+    { ...valid, manifest: 'apiVersion: v1\nkind: "Config Map"\nmetadata:\n  name: c\n' },
+    /document 1 of its manifest has a kind that is not a kind name/,
+  ],
+  [
+    'a List holding an object named "."',
+    {
+      ...valid,
+      manifest:
+        'apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: ok}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: "."}}\n',
+    },
+    /item 2 of document 1 of its manifest has a metadata.name that cannot be an object's name/,
+  ],
+  [
+    'a hook object named ".."',
+    { ...valid, hooks: [{ name: 'h', manifest: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: ".."\n' }] },
+    /document 1 of its hook manifest has a metadata.name that cannot be an object's name/,
   ],
   [
     'a hook manifest that is not YAML',
@@ -137,5 +188,16 @@ test('a gzip bomb is refused without inflating it all, and bad JSON is named wit
   const notJson = encoded(null, gzipSync(Buffer.from('x\n::add-mask::y')));
   expect(() => decodeRelease(notJson, 'pr-1/s')).toThrow(
     /^release Secret pr-1\/s could not be decoded: it is not base64 of gzipped JSON$/,
+  );
+});
+
+test('names, namespaces and apiVersions Kubernetes writes are accepted', () => {
+  const manifest = [
+    'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: "system:web:reader"\n',
+    'apiVersion: example.com/v1beta1\nkind: Widget\nmetadata:\n  name: w.1\n  namespace: other-ns\n',
+    'apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ""}}\n',
+  ].join('---\n');
+  expect(decodeRelease(encoded({ ...valid, manifest }), 'pr-1/sh.helm.release.v1.web.v1').manifest).toBe(
+    manifest,
   );
 });

@@ -1,0 +1,60 @@
+import {
+  isApiVersion,
+  isKindName,
+  isNamespaceName,
+  objectNameProblem,
+  requestPathProblem,
+} from '../../../src/cluster/object-names.js';
+
+test.each(['.', '..', '', 'a/b', '50%', '%2e'])('%j cannot be an object name', (name) => {
+  expect(objectNameProblem(name)).toEqual(expect.any(String));
+});
+
+test.each(['web', 'system:controller:web', 'w.1', 'UPPER_case', '...'])(
+  '%j can be an object name',
+  (name) => {
+    expect(objectNameProblem(name)).toBeUndefined();
+  },
+);
+
+test('namespace names are DNS-1123 labels', () => {
+  expect(['pr-1', 'a', 'a'.repeat(63)].every(isNamespaceName)).toBe(true);
+  expect(['', '..', 'A', '-a', 'a-', 'a.b', 'a'.repeat(64)].some(isNamespaceName)).toBe(false);
+});
+
+test('apiVersions and kinds as Kubernetes writes them', () => {
+  expect(['v1', 'apps/v1', 'example.com/v1beta1', 'a.b-c.d/v2alpha1'].every(isApiVersion)).toBe(true);
+  expect(['/v1', 'v1/', 'apps/', '/', '', 'Apps/v1', 'a/b/v1', 'v1 ', 'apps/1v'].some(isApiVersion)).toBe(
+    false,
+  );
+  expect(['ConfigMap', 'Widget', 'X', 'my-Kind2'].every(isKindName)).toBe(true);
+  expect(['', 'Config Map', '1Kind', 'Kind-', 'a/b'].some(isKindName)).toBe(false);
+});
+
+test.each([
+  '/api/v1/namespaces/x/configmaps/.',
+  '/api/v1/namespaces/x/configmaps/..',
+  '/api/v1/namespaces/x/configmaps/',
+  '/api/v1/namespaces//configmaps',
+  '/api/v1/namespaces/./configmaps',
+  '/api/v1/namespaces/x/configmaps/%2e',
+  '/api/v1/namespaces/x/configmaps/%2E%2E',
+  '/api/v1/namespaces/x/configmaps/a%2Fb',
+  '/api/v1/namespaces/x/configmaps/a%25b',
+  '/api/v1/namespaces/x/configmaps/%E0%A4%A',
+  'api/v1',
+])('the request path %j is refused', (path) => {
+  expect(requestPathProblem(path)).toEqual(expect.any(String));
+});
+
+test.each([
+  '/api',
+  '/apis',
+  '/version',
+  '/api/v1/namespaces/pr-1/configmaps',
+  '/api/v1/namespaces/pr-1/configmaps/web',
+  '/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Aweb',
+  '/api/v1/namespaces/pr-1/pods/p/eviction',
+])('the request path %j is sent', (path) => {
+  expect(requestPathProblem(path)).toBeUndefined();
+});

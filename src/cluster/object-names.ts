@@ -1,0 +1,75 @@
+/**
+ * Pure checks of the names that go into API paths. A name read from a release record (a
+ * manifest) is untrusted text: a name of `.` or `..` is a dot segment that URL resolution
+ * removes, so `DELETE …/configmaps/.` reaches `…/configmaps/`, the collection, and deletes every
+ * ConfigMap there. Kubernetes never stores such a name; these checks make sure kube-sweep never
+ * sends one either.
+ */
+
+/** Names a path segment may not be, and text it may not contain (k8s.io/apimachinery pkg/api/validate/content/path.go `IsPathSegmentName`). */
+const notNames = new Set(['.', '..']);
+const notInNames = ['/', '%'];
+
+/**
+ * Pure: why `name` cannot be an object's name in an API path, or undefined when it can. The
+ * rule of k8s.io/apimachinery pkg/api/validate/content/path.go `IsPathSegmentName` (not `.` or
+ * `..`, no `/` or `%`), which every object name must pass, and not empty (an empty name makes the
+ * collection's path).
+ */
+export function objectNameProblem(name: string): string | undefined {
+  if (name === '') return 'it is empty';
+  if (notNames.has(name)) return `it is '${name}', which a path resolves away`;
+  const bad = notInNames.find((c) => name.includes(c));
+  return bad === undefined ? undefined : `it contains '${bad}'`;
+}
+
+/** A namespace name: a DNS-1123 label of at most 63 characters (k8s.io/apimachinery pkg/util/validation `IsDNS1123Label`). */
+const namespaceNamePattern = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Pure: whether `name` can be a namespace's name (a DNS-1123 label). */
+export function isNamespaceName(name: string): boolean {
+  return namespaceNamePattern.test(name);
+}
+
+/**
+ * An apiVersion as Kubernetes writes it: `v1` (the core group) or `<group>/<version>`, the group
+ * a DNS-1123 subdomain and the version a DNS-1035 label (CRD versions:
+ * k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation). `/v1`, which
+ * k8s.io/apimachinery `ParseGroupVersion` would read as the core group, is not one of them.
+ */
+const apiVersionPattern =
+  /^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Pure: whether `apiVersion` is written as Kubernetes writes one (`v1`, `apps/v1`, `example.com/v1beta1`). */
+export function isApiVersion(apiVersion: string): boolean {
+  return apiVersion.length <= 317 && apiVersionPattern.test(apiVersion);
+}
+
+/** A kind: a DNS-1035 label once lower-cased, as a CRD's kind must be (letters, digits and inner `-`, starting with a letter). */
+const kindPattern = /^[A-Za-z]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
+
+/** Pure: whether `kind` can be a kind (`ConfigMap`, `Widget`). */
+export function isKindName(kind: string): boolean {
+  return kindPattern.test(kind);
+}
+
+/**
+ * Pure: why the path of an API request is unsafe to send, or undefined when it is not: every
+ * segment after the leading `/` must be non-empty and, decoded, neither `.` nor `..` nor
+ * holding `/` or `%` (which would address another object or the collection). The last line of
+ * defence for names that reach a path without `objectNameProblem`.
+ */
+export function requestPathProblem(path: string): string | undefined {
+  if (!path.startsWith('/')) return 'it does not start with /';
+  for (const segment of path.slice(1).split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return 'a segment is not valid percent-encoding';
+    }
+    const why = objectNameProblem(decoded);
+    if (why) return `a segment ${why.replace(/^it /, '')}`;
+  }
+  return undefined;
+}
