@@ -31,16 +31,53 @@ export type YamlDocuments =
  * Release manifests are read with js-yaml first, aliases refused (`maxAliases: 0`): on Helm's
  * manifests it was about ten times as fast as `yaml`'s document API (docs/benchmarks.md, "The
  * plan's manifests"). A text js-yaml refuses (an alias, a tag outside the core schema, a
- * syntax error) is read again by `yamlDocumentsByReference`, whose answer stands, so what is
- * accepted and how errors read are as before.
+ * syntax error, nesting past its `maxDepth` of 100) is read again by
+ * `yamlDocumentsByReference`, whose answer stands, unless that would cost too much
+ * (`referenceParseRefusal`: longer than 2 Mi characters or nested past 1,000 levels), when it
+ * is invalid (document 1).
  */
 export function yamlDocuments(text: string): YamlDocuments {
   try {
     return { documents: loadAll(text, { maxAliases: 0 }) };
   } catch {
-    // js-yaml asks that every exception be caught (its docs, "load"): the reference decides.
-    return yamlDocumentsByReference(text);
+    // js-yaml asks that every exception be caught (its docs, "load"): the reference decides,
+    // when it can do so at a bounded cost.
+    const tooCostly = referenceParseRefusal(text);
+    return tooCostly ? { invalid: { index: 0, message: tooCostly } } : yamlDocumentsByReference(text);
   }
+}
+
+/** The longest text `yamlDocumentsByReference` is given, in UTF-16 code units (2 Mi). */
+export const maxReferenceParseLength = 2 * 1024 * 1024;
+
+/**
+ * Deepest bracket nesting `yamlDocumentsByReference` is given. sigs.k8s.io/yaml (goyaml.v3
+ * scannerc.go `max_flow_level`), which Helm and the API server read manifests with, refuses
+ * more than 10,000; `yaml` already fails past about 800 (its stack), but it takes seconds and
+ * hundreds of MB to say so on deeper text (500,000 levels: 12 s, 640 MB, from a 2 KB Secret).
+ */
+export const maxReferenceParseDepth = 1000;
+
+/**
+ * Pure: why a text js-yaml refused is not handed to `yaml` either, or undefined. `yaml`'s cost
+ * grows faster than the text on deep nesting and is about a second per MB on flat text, and a
+ * release record of any namespace is read on every run: a text longer than
+ * `maxReferenceParseLength`, or whose `[`/`{` nesting (counted without regard to quotes, never
+ * below zero) passes `maxReferenceParseDepth`, stays refused. Such a text is far from anything
+ * Helm renders that js-yaml would refuse (an alias, a tag outside the core schema).
+ */
+export function referenceParseRefusal(text: string): string | undefined {
+  if (text.length > maxReferenceParseLength)
+    return `it is not YAML that js-yaml reads, and longer than ${maxReferenceParseLength} characters`;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxReferenceParseDepth)
+        return `it is not YAML that js-yaml reads, and nested deeper than ${maxReferenceParseDepth} levels`;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return undefined;
 }
 
 /**

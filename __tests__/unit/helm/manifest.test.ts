@@ -1,7 +1,9 @@
 import { loadAll } from 'js-yaml';
 import {
   ManifestParseError,
+  maxReferenceParseLength,
   parseManifest,
+  referenceParseRefusal,
   yamlDocuments,
   yamlDocumentsByReference,
 } from '../../../src/helm/manifest.js';
@@ -122,4 +124,34 @@ test('invalid YAML names its document, as the reference does', () => {
   expect(() => parseManifest(duplicate, 'r')).toThrow(
     /document 1 is not valid YAML: Map keys must be unique/,
   );
+});
+
+test('deep nesting that js-yaml refuses is not handed to the reference: refused at once, at a bounded cost', () => {
+  // A 2 KB Secret held this (gzip): the reference took 12 s and 640 MB per read of it.
+  const deep = (n: number) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\ndata:\n  x: ${'['.repeat(n)}${']'.repeat(n)}\n`;
+  // The reference would answer "Maximum call stack size exceeded" (after 12 s): this is the guard's answer.
+  expect(yamlDocuments(deep(500_000))).toEqual({
+    invalid: { index: 0, message: 'it is not YAML that js-yaml reads, and nested deeper than 1000 levels' },
+  });
+  expect(referenceParseRefusal(deep(1001))).toMatch(/nested deeper than 1000 levels/);
+  // Past js-yaml's maxDepth (100) but within the bound, the reference still reads it.
+  expect(referenceParseRefusal(deep(200))).toBeUndefined();
+  expect(yamlDocuments(deep(200))).toEqual(yamlDocumentsByReference(deep(200)));
+  expect('documents' in yamlDocuments(deep(200))).toBe(true);
+  // Closing brackets never count below zero: text of ']' first cannot hide depth.
+  expect(referenceParseRefusal(`${']'.repeat(5000)}${'{'.repeat(1001)}`)).toMatch(/deeper than 1000/);
+});
+
+test('a long text js-yaml refuses (here an alias first) is not handed to the reference', () => {
+  const flat = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n---\n';
+  const text = `a: &x 1\nb: *x\n---\n${flat.repeat(Math.ceil((maxReferenceParseLength + 1) / flat.length))}`;
+  expect(yamlDocuments(text)).toEqual({
+    invalid: {
+      index: 0,
+      message: `it is not YAML that js-yaml reads, and longer than ${maxReferenceParseLength} characters`,
+    },
+  });
+  // The same alias in a short text is read by the reference, as before.
+  expect('documents' in yamlDocuments(`a: &x 1\nb: *x\n---\n${flat}`)).toBe(true);
 });
