@@ -119,7 +119,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'dry-run': {
     summary: 'Read, plan and check everything, then report what would be deleted.',
     details:
-      'With mode teardown (and reap, for each abandoned environment): no create, update, patch or delete request is sent. It names the releases the teardown would skip, and why: those whose custom resources the snapshot foretells would outlive their deletion. The verdict is `planned`, never `clean`.',
+      "With mode teardown (and reap, for each abandoned environment): no create, update, patch or delete request is sent. It names the releases the teardown would skip, and why: those whose custom resources the snapshot foretells would outlive their deletion. The verdict is `planned`, never `clean`. With mode scan and `remediate: safe` it is refused: a scan's remediation has no dry run (`remediate: none` shows the findings and their remedies without acting).",
     commands: teardown,
   },
   order: {

@@ -130,6 +130,14 @@ export const inputSchema = z
         message: `${inputWord(Inputs.forceRemoveFinalizers)} only acts with ${inputSet(Inputs.remediate, 'safe')}; set ${inputSet(Inputs.remediate, 'safe')} or drop ${inputRef(Inputs.forceRemoveFinalizers)}`,
       });
     }
+    if (v.mode === 'scan' && v['dry-run'] && v.remediate === 'safe') {
+      // A scan's remediation has no dry run: it would act regardless (a tester's finding).
+      ctx.addIssue({
+        code: 'custom',
+        path: [Inputs.dryRun],
+        message: `${inputWord(Inputs.dryRun)} does not apply to a scan's remediation, which would act anyway: set ${inputSet(Inputs.remediate, 'none')} to see the findings and their remedies without acting, or drop ${inputRef(Inputs.dryRun)} to remediate (nothing was changed)`,
+      });
+    }
     if (v.mode === 'merge' && v.reports.length === 0) {
       ctx.addIssue({
         code: 'custom',

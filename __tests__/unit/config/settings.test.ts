@@ -290,6 +290,20 @@ test('remediate and force-remove-finalizers: exact finalizer names, only with re
   ).toThrow("input 'force-remove-finalizers' only acts with 'remediate: safe'");
 });
 
+test('a scan with remediate: safe and dry-run is refused: its remediation has no dry run', () => {
+  expect(() => parseSettingsAsAction(reader({ mode: 'scan', remediate: 'safe', 'dry-run': 'true' }))).toThrow(
+    "input 'dry-run' does not apply to a scan's remediation, which would act anyway: set 'remediate: none'",
+  );
+  // Alone, each is accepted; a teardown's dry run never remediates.
+  expect(parseSettingsAsAction(reader({ mode: 'scan', 'dry-run': 'true' })).dryRun).toBe(true);
+  expect(parseSettingsAsAction(reader({ mode: 'scan', remediate: 'safe' })).remediate).toBe('safe');
+  expect(
+    parseSettingsAsAction(
+      reader({ mode: 'teardown', namespaces: 'pr-1', remediate: 'safe', 'dry-run': 'true' }),
+    ).dryRun,
+  ).toBe(true);
+});
+
 test('etcd-endpoint: one URL; etcd-tls: three paths, only with https', () => {
   expect(parseSettingsAsAction(reader({ mode: 'scan' })).etcd).toBeUndefined();
   expect(
