@@ -43,7 +43,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   environments: {
     summary: 'Namespace patterns with one {id} each (pr-{id}-*): one environment per id.',
-    details: `With mode reap: namespaces whose names match and share the id form one environment. \`*\` and \`?\` as in globs; the id is lowercase letters, digits and inner dashes (with ${inputSet('pr-state', 'closed')}, the pull request number).`,
+    details: `With mode reap: namespaces whose names match and share the id form one environment. \`*\` and \`?\` as in globs; the id is lowercase letters, digits and inner dashes (with ${inputSet('pr-state', 'closed')}, the pull request number). A pattern with no literal character besides \`{id}\` (\`{id}\`, \`*{id}\`: an empty variable before it) is refused: it would make every namespace an environment.`,
     commands: reap,
   },
   'environment-label': {

@@ -1,5 +1,6 @@
 import { inputRef, Inputs } from '../config/inputs.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
+import { hasNoLiteral } from './scope.js';
 
 /*
  * `mode: reap`: which namespaces form which environment, and which environments are abandoned.
@@ -35,8 +36,9 @@ const idPart = '([a-z0-9](?:[-a-z0-9]*?[a-z0-9])?)';
 /**
  * Pure: the regular expression of an `environments` pattern: `{id}` captures the id (lowercase
  * letters, digits and inner dashes, shortest first), `*` any run of name characters, `?` one.
- * @throws Error when the pattern has not exactly one `{id}` or other characters than a
- *   namespace name's, `*`, `?` and `{id}`.
+ * @throws Error when the pattern has not exactly one `{id}`, other characters than a
+ *   namespace name's, `*`, `?` and `{id}`, or no literal character outside `{id}` (scope.ts
+ *   `hasNoLiteral`: `{id}`, `*{id}`).
  */
 export function environmentPattern(pattern: string): RegExp {
   const parts = pattern.split('{id}');
@@ -45,6 +47,12 @@ export function environmentPattern(pattern: string): RegExp {
   const bad = parts.find((p) => !/^[-a-z0-9*?]*$/.test(p));
   if (bad !== undefined)
     throw new Error(`'${pattern}' has characters other than a-z, 0-9, '-', '*', '?' and {id}`);
+  // `{id}`, `*{id}`, `?{id}` (`${{ vars.PREFIX }}{id}` with an empty variable) make every
+  // namespace of the cluster an environment, as a `namespaces` pattern of `*` would (scope.ts).
+  if (hasNoLiteral(parts.join('')))
+    throw new Error(
+      `'${pattern}' has no literal character besides {id} (only *, ?) and so makes any namespace an environment`,
+    );
   const glob = (p: string) => p.replace(/\*/g, '[-a-z0-9]*').replace(/\?/g, '[-a-z0-9]');
   return new RegExp(`^${glob(parts[0]!)}${idPart}${glob(parts[1]!)}$`);
 }

@@ -43,6 +43,14 @@ describe('environments', () => {
     expect(() => environmentPattern(pattern)).toThrow(/\{id\}|characters/);
   });
 
+  // What `${{ vars.PREFIX }}{id}` becomes with an empty variable: every namespace an environment.
+  test.each([['{id}'], ['*{id}'], ['?{id}'], ['{id}*'], ['*{id}?*']])(
+    '%s has no literal character besides {id} and is refused',
+    (pattern) => {
+      expect(() => environmentPattern(pattern)).toThrow(/has no literal character besides \{id\}/);
+    },
+  );
+
   test('namespaces are grouped by the id of the pattern, else of the label; ids sorted numerically', () => {
     const groups = groupEnvironments({ patterns: ['pr-{id}-*'], label: 'preview-id' }, [
       ns('pr-12-api'),
