@@ -185,7 +185,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   ignore: {
     summary: 'Findings to suppress (counted in the report), as a YAML list.',
     details:
-      'Entries with any of: code, kind, namespace, name (globs) and selector (labels), e.g. `- {code: StuckFinalizer, namespace: "ci-*"}`.',
+      'Entries with any of: code, kind, namespace, name (globs) and selector (labels), e.g. `- {code: StuckFinalizer, namespace: "ci-*"}`. An entry that would hide every finding (empty, or only globs with no literal character such as `{code: "*"}`) is refused.',
     commands: judged,
   },
   remediate: {

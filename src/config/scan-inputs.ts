@@ -7,6 +7,7 @@ import { minimatch } from 'minimatch';
 import { parse as parseYaml } from 'yaml';
 import { inputWord } from './inputs.js';
 import { parseLabelSelector } from '../plan/label-selector.js';
+import { hasNoLiteral } from '../plan/scope.js';
 import type { Severity } from '../rules/severity.js';
 import { findingCodes, type FindingCode } from '../rules/codes.js';
 import type { Exclusion } from '../rules/exclusions.js';
@@ -92,6 +93,12 @@ export function ignoreEntries() {
       if (Object.keys(e).length === 0) return fail(`entry ${i + 1} is empty (it would hide every finding)`);
       const bad = Object.entries(e).find(([, v]) => typeof v !== 'string' || v.trim() === '');
       if (bad) return fail(`entry ${i + 1} has '${bad[0]}' that is not a non-empty string`);
+      // `{code: '*'}`, `{name: '*', kind: '?*'}`: globs that match anything hide every finding,
+      // as an empty entry would (a tester's finding).
+      if (e.selector === undefined && Object.values(e).every((v) => hasNoLiteral(String(v))))
+        return fail(
+          `entry ${i + 1} has only patterns with no literal character (${Object.keys(e).join(', ')}), so it would hide every finding`,
+        );
       if (
         typeof e.code === 'string' &&
         !Object.keys(findingCodes).some((c) => minimatch(c, String(e.code)))

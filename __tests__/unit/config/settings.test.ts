@@ -115,6 +115,19 @@ const badInputs: [Partial<Record<InputName, string>>, InputName, RegExp][] = [
     /'never' means nothing fails the step, so it cannot be combined with a severity or codes/,
   ],
   [{ mode: 'scan', ignore: '- {}' }, 'ignore', /entry 1 is empty \(it would hide every finding\)/],
+  ...[
+    '- {code: "*"}',
+    '- {name: "*"}',
+    '- {kind: "?*", namespace: "**"}',
+    '- {code: StuckFinalizer}\n- {name: "*"}',
+  ].map(
+    (ignore) =>
+      [
+        { mode: 'scan', ignore },
+        'ignore',
+        /has only patterns with no literal character \(.*\), so it would hide every finding/,
+      ] as const,
+  ),
   [{ mode: 'scan', ignore: '- {selector: "a in (b"}' }, 'ignore', /entry 1 has selector 'a in \(b'/],
   [
     { namespaces: '!pr-1' },
