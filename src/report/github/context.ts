@@ -92,6 +92,9 @@ export function readGitHubContext(
     headSha: pullRequest?.headSha || env.GITHUB_SHA || '',
     workflowPath: workflowPathOf(env.GITHUB_WORKFLOW_REF, repository),
     ...(env.GITHUB_RUN_ID ? { runUrl: `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` } : {}),
-    stepKey: [env.GITHUB_WORKFLOW, env.GITHUB_JOB, env.GITHUB_ACTION].map((s) => s || '-').join('/'),
+    // A `/` or `%` inside a name is escaped, so `a/b` + `c` and `a` + `b/c` stay two keys.
+    stepKey: [env.GITHUB_WORKFLOW, env.GITHUB_JOB, env.GITHUB_ACTION]
+      .map((s) => (s || '-').replace(/%/g, '%25').replace(/\//g, '%2F'))
+      .join('/'),
   };
 }

@@ -11,11 +11,22 @@ export const commentLimit = 65536;
 
 /**
  * Pure: the hidden marker that identifies kube-sweep's comment for one step of one workflow:
- * `<!-- kube-sweep:summary <stepKey> -->`. Characters that could end the HTML comment early
- * (`-->`, `--`) or break the line are replaced.
+ * `<!-- kube-sweep:summary <stepKey> -->` (`stepKey` as context.ts builds it: a `%` or `/`
+ * within a part is already `%25`, `%2F`). Every character but letters, digits, `_`, `.`, `/`,
+ * space, `%` and a single `-` is written as `%XX` (its UTF-8 bytes), and so is the second `-` of
+ * `--`: nothing can end the HTML comment early or break the line, and two step keys never share
+ * a marker (`PR (env)` and `PR [env]` did when both became `PR _env_`). A key of only those
+ * characters keeps the marker it had before.
  */
 export function commentMarker(stepKey: string): string {
-  const key = stepKey.replace(/[^A-Za-z0-9_./ -]/g, '_').replace(/-{2,}/g, '-');
+  const encode = (c: string) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  let key = '';
+  let previous = '';
+  for (const c of stepKey) {
+    key += /^[A-Za-z0-9_./ %-]$/.test(c) && !(c === '-' && previous === '-') ? c : encode(c);
+    previous = c;
+  }
   return `<!-- kube-sweep:summary ${key} -->`;
 }
 

@@ -63,6 +63,12 @@ test('the context uses the PR head commit on PR events, GITHUB_SHA otherwise, an
     stepKey: 'PR env/down/sweep',
   });
   expect(readGitHubContext({ ...env, GITHUB_EVENT_NAME: 'push' }, read).headSha).toBe('merge-sha');
+  // A '/' or '%' inside a name cannot make two steps one key.
+  const key = (workflow: string, job: string) =>
+    readGitHubContext({ ...env, GITHUB_WORKFLOW: workflow, GITHUB_JOB: job }, read).stepKey;
+  expect(key('a/b', 'c')).toBe('a%2Fb/c/sweep');
+  expect(key('a/b', 'c')).not.toBe(key('a', 'b/c'));
+  expect(key('50%', 'c')).toBe('50%25/c/sweep');
   expect(() => readGitHubContext({ ...env, GITHUB_REPOSITORY: '' }, read)).toThrow(/GITHUB_REPOSITORY/);
 });
 
@@ -71,6 +77,19 @@ test('the marker tells steps apart and cannot close the HTML comment early', () 
   expect(commentMarker('a/b/c')).not.toBe(commentMarker('a/b/d'));
   const hostile = commentMarker('x-->y/<b>/--z');
   expect(hostile.slice(4, -3)).not.toMatch(/--|>/);
+  // Two workflow names that differ only in characters that are encoded get two markers.
+  const keys = [
+    'PR (env)/t/s',
+    'PR [env]/t/s',
+    'PR _env_/t/s',
+    'PR -env-/t/s',
+    'PR --env/t/s',
+    'PR %25env/t/s',
+  ];
+  expect(new Set(keys.map(commentMarker)).size).toBe(keys.length);
+  expect(commentMarker('PR (env)/t/s')).toBe('<!-- kube-sweep:summary PR %28env%29/t/s -->');
+  expect(commentMarker('a--b/é/s')).toBe('<!-- kube-sweep:summary a-%2Db/%C3%A9/s -->');
+  for (const k of keys) expect(commentMarker(k).slice(4, -3)).not.toMatch(/--|>|\n/);
 });
 
 test('a comment over 65536 characters is cut between blocks, never inside a table, with a note', () => {
