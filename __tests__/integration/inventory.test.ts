@@ -5,7 +5,7 @@
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { collectInventory } from '../../src/inventory/collect.js';
 import { waitFor } from '../../src/util/wait.js';
-import { waitCrdEstablished, whenServed } from './support/widgets.js';
+import { createWidgetCrd, waitCrdEstablished, whenServed } from './support/widgets.js';
 import {
   adminApi,
   createNamespace,
@@ -77,28 +77,7 @@ test('lists instances of a CRD created moments before', async () => {
   const crd = `widgets.${group}`;
   const ns = uniqueName('inv-crd');
   await createNamespace(api, ns);
-  await api.request({
-    method: 'POST',
-    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-    body: {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: crd },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    },
-  });
+  await createWidgetCrd(api, group);
   try {
     await waitCrdEstablished(api, crd);
     for (const name of ['w1', 'w2', 'w3']) {
