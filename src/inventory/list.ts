@@ -31,6 +31,8 @@ interface RawList<T> {
 }
 
 const droppedAnnotations = new Set(['kubectl.kubernetes.io/last-applied-configuration']);
+/** Their lengths: most keys are told apart by length alone, without hashing a new string. */
+const droppedLengths = new Set([...droppedAnnotations].map((key) => key.length));
 
 /**
  * Interned strings of one inventory: JSON.parse makes a new string for every value of every
@@ -81,7 +83,7 @@ export function keepEntry(
   value: string,
   pool: StringPool | undefined,
 ): Record<string, string> | undefined {
-  if (droppedAnnotations.has(key)) return out;
+  if (isDroppedKey(key)) return out;
   out ??= {};
   const kept = intern(pool, value);
   if (key === '__proto__')
@@ -92,7 +94,7 @@ export function keepEntry(
 
 /** Is `key` an annotation the snapshot drops (its value is never decoded by the protobuf path)? */
 export function isDroppedKey(key: string): boolean {
-  return droppedAnnotations.has(key);
+  return droppedLengths.has(key.length) && droppedAnnotations.has(key);
 }
 
 /**
