@@ -221,7 +221,11 @@ test('a protobuf page that cannot be decoded is a failed list in the coverage, t
   expect(inventory.coverage).toContainEqual({
     resource: `widgets.${group}/v1`,
     reason: 'failed',
-    message: expect.stringMatching(/index out of range|runs past the end/),
+    message: expect.stringMatching(
+      new RegExp(
+        `^the protobuf page of /apis/${group}/v1/widgets \\(\\d+ bytes\\) cannot be read: .*(index out of range|runs past the end)`,
+      ),
+    ),
   });
   expect(inventory.objects.filter((o) => o.apiVersion === `${group}/v1`)).toEqual([]);
   expect(

@@ -6,7 +6,13 @@ import {
   toObjectMetadata,
   type RawMetadata,
 } from './list.js';
-import { decodeMetadataListPage, protobufMediaType, type KeepAs } from './protobuf-metadata.js';
+import {
+  decodeMetadataListPage,
+  MalformedPageError,
+  protobufMediaType,
+  type KeepAs,
+  type MetadataPage,
+} from './protobuf-metadata.js';
 import type { GroupVersionResource, ObjectMetadata } from './types.js';
 
 /**
@@ -76,7 +82,7 @@ export async function listMetadata(
     });
     if (answer.contentType.trim().toLowerCase().startsWith(protobufMediaType)) {
       const started = performance.now();
-      const page = decodeMetadataListPage(answer.body, keep);
+      const page = decodePage(answer.body, keep, path);
       keepMs += performance.now() - started;
       protobufPages++;
       for (const meta of page.items) options.onObject(meta);
@@ -92,6 +98,21 @@ export async function listMetadata(
     return page.metadata?.continue || undefined;
   });
   return { pages, protobufPages, keepMs };
+}
+
+/**
+ * decodeMetadataListPage with the list's path in its error.
+ * @throws MalformedPageError naming `path`: which list's page the API server sent malformed.
+ */
+function decodePage(body: Buffer, keep: KeepAs, path: string): MetadataPage {
+  try {
+    return decodeMetadataListPage(body, keep);
+  } catch (error) {
+    if (!(error instanceof MalformedPageError)) throw error;
+    throw new MalformedPageError(
+      `the protobuf page of ${path} (${body.length} bytes) cannot be read: ${error.message}`,
+    );
+  }
 }
 
 /** UTF-8, a byte order mark dropped (as undici's `text()` of the JSON path does). */

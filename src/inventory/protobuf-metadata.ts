@@ -104,7 +104,7 @@ export function decodeMetadataListPage(bytes: Uint8Array, keep: KeepAs): Metadat
     return readList(reader, keep, new Map());
   } catch (error) {
     if (error instanceof MalformedPageError) throw error;
-    throw new MalformedPageError(`${(error as Error).message} (at byte ${reader.pos})`);
+    throw new MalformedPageError(`truncated or malformed at byte ${reader.pos}: ${(error as Error).message}`);
   }
 }
 
