@@ -2,7 +2,8 @@
  * The work of measurement (a), run by bench/inventory-runner.ts in the relaunched process (as
  * the action runs its step): loads the kubeconfig, runs
  * kube-sweep's `collectInventory` once with the action's defaults (`page-size` and
- * `list-concurrency` from src/config/inputs.ts, or `--page-size` / `--concurrency`; request timeout 30 s) and prints one JSON line on stdout with timings, object counts and
+ * `list-concurrency` from src/config/inputs.ts, or `--page-size` / `--concurrency`; metadata lists
+ * as protobuf, or JSON only with `--json-lists`; request timeout 30 s) and prints one JSON line on stdout with timings, object counts and
  * the process's peak memory (getrusage maxRSS and /proc/self/status VmHWM, read right after
  * collectInventory, before the counting below allocates anything). Progress lines of
  * collectInventory go to stderr.
@@ -20,6 +21,8 @@ const { values } = parseArgs({
     // The action's defaults (src/config/inputs.ts) unless the bench asks for others.
     'page-size': { type: 'string', default: InputDefaults['page-size'] },
     concurrency: { type: 'string', default: InputDefaults['list-concurrency'] },
+    // The metadata lists as JSON only (the path before protobuf; collectInventory's metadataFormat).
+    'json-lists': { type: 'boolean', default: false },
   },
 });
 
@@ -70,6 +73,7 @@ JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
   }
 }) as typeof JSON.parse;
 let itemsMs: number | undefined;
+let protobufPages: number | undefined;
 let indexMs: number | undefined;
 // Where the memory is while collectInventory runs: the largest value of each part of
 // process.memoryUsage(), sampled every 20 ms (V8 heap reserved and used, Buffers, ...), and the
@@ -89,7 +93,10 @@ const started = performance.now();
 const inventory = await collectInventory(api, {
   pageSize: Number(values['page-size']),
   concurrency: Number(values.concurrency),
+  ...(values['json-lists'] ? { metadataFormat: 'json' as const } : {}),
   log: (line) => {
+    const protobuf = /^lists: .* pages \((\d+) protobuf\)/.exec(line);
+    if (protobuf) protobufPages = Number(protobuf[1]);
     const items = /^lists: .*\((\d+) ms of it keeping the items\)/.exec(line);
     if (items) itemsMs = Number(items[1]);
     const index = /^snapshot: .* indexed, (\d+) ms/.exec(line);
@@ -123,6 +130,7 @@ process.stdout.write(
     parseMs: Math.round(parseMs),
     parses,
     itemsMs,
+    protobufPages,
     indexMs,
     resourcesListed: inventory.stats.resourcesListed,
     pages: inventory.stats.pages,

@@ -19,7 +19,8 @@
  *            run's (c) and (c')), --also-page-size N (= --also N/<default concurrency>), --touch (before each run, write one
  *            object of each bench resource: continue pages then come from the watch cache),
  *            --cpu-prof <dir> (one extra, untimed, profiled run of (a), TypeScript runner so
- *            that function names are kept), --json <file> (all figures as JSON)
+ *            that function names are kept), --json <file> (all figures as JSON), --json-lists ((a)'s
+ *            metadata lists as JSON only, as before protobuf; (c) and (c') always fetch JSON)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +47,7 @@ const { values } = parseArgs({
     'also-page-size': { type: 'string' },
     also: { type: 'string' },
     touch: { type: 'boolean', default: false },
+    'json-lists': { type: 'boolean', default: false },
   },
 });
 const clusterDir = values['cluster-dir'];
@@ -111,8 +113,13 @@ interface RunnerResult {
   /** Time inside JSON.parse during collectInventory (the pages), summed, and how many calls. */
   parseMs: number;
   parses: number;
-  /** Time collectInventory spent keeping the items of the pages, and sorting + indexing the snapshot (its log lines). */
+  /**
+   * Time collectInventory spent keeping the items of the pages (decoding the protobuf pages
+   * included), and sorting + indexing the snapshot (its log lines).
+   */
   itemsMs?: number;
+  /** How many of the pages came as protobuf (0 with --json-lists). */
+  protobufPages?: number;
   indexMs?: number;
   resourcesListed: number;
   pages: number;
@@ -214,6 +221,7 @@ async function runA(
     String(setting.pageSize),
     '--concurrency',
     String(setting.concurrency),
+    ...(values['json-lists'] ? ['--json-lists'] : []),
   ];
   const exit = await run(process.execPath, args);
   if (exit.code !== 0) throw new Error(`(a) exited ${exit.code}:\n${exit.stderr}`);
@@ -298,8 +306,9 @@ async function runB() {
 /**
  * Where (a)'s time went (issue 26): network = the lists' time less the parsing and the keeping
  * of items (waiting on the server, TLS and HTTP, and garbage collection outside those two);
- * parse = inside JSON.parse (the pages, whole); items = toObjectMetadata, de-duplication and the
- * whole objects; index = sorting the snapshot and building its indexes. Parse and items run on
+ * parse = inside JSON.parse (the JSON pages, whole: the whole objects' lists, and every metadata list
+ * with --json-lists); items = decoding the protobuf pages into the kept fields, toObjectMetadata,
+ * de-duplication and the whole objects; index = sorting the snapshot and building its indexes. Parse and items run on
  * the one JavaScript thread, so their sums are wall time (a garbage collection that starts
  * inside them is counted there); the lists of other resources wait meanwhile.
  */
@@ -310,7 +319,8 @@ function breakdownOf(r: RunnerResult) {
 function breakdown(r: RunnerResult): string {
   const b = breakdownOf(r);
   return (
-    `network ${ms(b.network)}, parse ${ms(b.parse)} (${r.parses} JSON.parse calls), ` +
+    `network ${ms(b.network)}, parse ${ms(b.parse)} (${r.parses} JSON.parse calls; ` +
+    `${r.protobufPages ?? '?'} of ${r.pages} pages protobuf), ` +
     `items ${ms(b.items)}, index ${ms(b.index)}; discovery ${ms(r.discoveryMs)}`
   );
 }

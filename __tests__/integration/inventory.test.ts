@@ -5,7 +5,7 @@
 import type { ApiClient } from '../../src/cluster/api-client.js';
 import { collectInventory } from '../../src/inventory/collect.js';
 import { waitFor } from '../../src/util/wait.js';
-import { waitCrdEstablished, whenServed } from './support/widgets.js';
+import { createWidgetCrd, waitCrdEstablished, whenServed } from './support/widgets.js';
 import {
   adminApi,
   createNamespace,
@@ -96,6 +96,10 @@ test('an Event is listed once (events.k8s.io serves the core Events: only the co
         paths.push(req.path);
         return api.request<T>(req);
       },
+      requestBytes: (req) => {
+        paths.push(req.path);
+        return api.requestBytes(req);
+      },
     };
     const inventory = await collectInventory(recording, { pageSize: 500, concurrency: 4 });
     // The API server serves the same Event under both groups.
@@ -121,28 +125,7 @@ test('lists instances of a CRD created moments before', async () => {
   const crd = `widgets.${group}`;
   const ns = uniqueName('inv-crd');
   await createNamespace(api, ns);
-  await api.request({
-    method: 'POST',
-    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-    body: {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: crd },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    },
-  });
+  await createWidgetCrd(api, group);
   try {
     await waitCrdEstablished(api, crd);
     for (const name of ['w1', 'w2', 'w3']) {

@@ -1,5 +1,5 @@
 import { createSecureContext } from 'node:tls';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import {
   ClusterAccessError,
   KubernetesApiError,
@@ -29,6 +29,13 @@ export interface ApiRequest {
   readonly retryConflict?: boolean;
 }
 
+/** A body as bytes with the Content-Type the server chose (`requestBytes`). */
+export interface BytesAnswer {
+  readonly body: Buffer;
+  /** The answer's Content-Type header ('' when absent), e.g. application/vnd.kubernetes.protobuf. */
+  readonly contentType: string;
+}
+
 /** A watch: a collection `path` watched from `resourceVersion`. */
 export interface WatchRequest {
   readonly path: string;
@@ -53,7 +60,7 @@ export interface WatchEvent {
 }
 
 /**
- * The port every Kubernetes call goes through: JSON in, JSON out, retries with backoff on
+ * The port every Kubernetes call goes through: JSON in, JSON out (or bytes out: `requestBytes`), retries with backoff on
  * HTTP 429, 500, 502, 503 and 504 and dropped connections honouring Retry-After (no answer at all, once the server
  * has answered before, is retried for an outage budget: see ApiClientOptions), a timeout per
  * request, and errors that carry the status code and the Status message only (never headers
@@ -67,6 +74,13 @@ export interface ApiClient {
    * @throws KubernetesApiError on a non-2xx answer, ClusterAccessError `tls`/`unreachable` on transport failure.
    */
   request<T = unknown>(req: ApiRequest): Promise<T>;
+  /**
+   * Sends one request like `request` (the same retries, timeout, 401 token renewal, errors and
+   * request count) and returns the body as bytes with its Content-Type, unparsed: for answers
+   * whose format the server chooses from `accept` (protobuf or JSON).
+   * @throws as `request`.
+   */
+  requestBytes(req: ApiRequest): Promise<BytesAnswer>;
   /**
    * Opens one watch (`?watch=1`, newline-delimited JSON events: k8s.io/apimachinery
    * pkg/watch/json) and calls `onEvent` for each event until it returns true, the server ends
@@ -187,7 +201,8 @@ export async function createApiClient(
     server: loaded.server,
     sentRequests: () => connection.counters.sent,
     watch: (req, onEvent) => watchOnce(connection, req, onEvent),
-    request: <T>(req: ApiRequest) => requestWithinOutageBudget<T>(connection, req),
+    request: <T>(req: ApiRequest) => requestWithinOutageBudget(connection, req, readJson<T>),
+    requestBytes: (req: ApiRequest) => requestWithinOutageBudget(connection, req, readBytes),
     close: () => connection.agent.close(),
   };
 }
@@ -268,14 +283,18 @@ function apiErrorOf(
  * after a pause, until `outageBudgetMs` (default 60 s) has passed.
  * @throws ClusterAccessError `unreachable` when the server never answered, or the budget ran out.
  */
-async function requestWithinOutageBudget<T>(connection: Connection, req: ApiRequest): Promise<T> {
+async function requestWithinOutageBudget<T>(
+  connection: Connection,
+  req: ApiRequest,
+  read: ReadAnswer<T>,
+): Promise<T> {
   const { options } = connection;
   const hadAnswered = connection.counters.answered;
   const budgetMs = options.outageBudgetMs ?? 60_000;
   const started = Date.now();
   for (;;) {
     try {
-      return await withRetries(() => sendRenewingToken<T>(connection, req), {
+      return await withRetries(() => sendRenewingToken(connection, req, read), {
         retries: options.retries ?? 4,
         isRetryable: (e) => isRetryableKubernetesError(e, req.retryConflict ?? false),
         retryAfterSeconds: kubernetesRetryAfterSeconds,
@@ -320,26 +339,51 @@ function unreachableError(
  * One try. With a token that can change (exec plugin, tokenFile), a 401 renews the token and
  * sends the request once more: the token expired or was revoked during the run.
  */
-async function sendRenewingToken<T>(connection: Connection, req: ApiRequest): Promise<T> {
+async function sendRenewingToken<T>(
+  connection: Connection,
+  req: ApiRequest,
+  read: ReadAnswer<T>,
+): Promise<T> {
   const tokens = connection.tokenSource;
-  if (!tokens) return send<T>(connection, req, undefined);
+  if (!tokens) return send(connection, req, undefined, read);
   const token = await tokens.token();
   try {
-    return await send<T>(connection, req, token);
+    return await send(connection, req, token, read);
   } catch (error) {
     if (!(error instanceof KubernetesApiError) || error.status !== 401) throw error;
     const renewed = await tokens.renew(token);
     connection.options.onTokenRenewed?.(req);
-    return send<T>(connection, req, renewed);
+    return send(connection, req, renewed, read);
   }
 }
 
+/** Reads a 2xx answer's body (`request`: parsed JSON; `requestBytes`: the bytes). */
+type ReadAnswer<T> = (res: Dispatcher.ResponseData) => Promise<T>;
+
+/** The answer's body parsed as JSON (undefined for an empty body). @throws SyntaxError when it is not JSON. */
+async function readJson<T>(res: Dispatcher.ResponseData): Promise<T> {
+  const text = await res.body.text();
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** The answer's body as bytes, with its Content-Type. */
+async function readBytes(res: Dispatcher.ResponseData): Promise<BytesAnswer> {
+  const body = Buffer.from(await res.body.arrayBuffer());
+  const type = res.headers['content-type'];
+  return { body, contentType: (Array.isArray(type) ? type[0] : type) ?? '' };
+}
+
 /**
- * Sends one HTTP request and parses the JSON answer (undefined for an empty body).
+ * Sends one HTTP request and reads a 2xx answer with `read`.
  * @throws KubernetesApiError on a non-2xx answer, ClusterAccessError `tls` when TLS
- *   verification fails, the transport's error otherwise.
+ *   verification fails, the transport's error otherwise, what `read` throws.
  */
-async function send<T>(connection: Connection, req: ApiRequest, token: string | undefined): Promise<T> {
+async function send<T>(
+  connection: Connection,
+  req: ApiRequest,
+  token: string | undefined,
+  read: ReadAnswer<T>,
+): Promise<T> {
   const method = req.method ?? 'GET';
   const url = buildUrl(connection.server, req.path, req.query);
   const headers = requestHeaders(connection.baseHeaders, req.accept, token);
@@ -369,10 +413,11 @@ async function send<T>(connection: Connection, req: ApiRequest, token: string | 
     throw error;
   }
   connection.counters.markAnswered();
-  const text = await res.body.text();
-  if (res.statusCode < 200 || res.statusCode >= 300)
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    const text = await res.body.text();
     throw apiErrorOf(res.statusCode, method, req.path, text, retryAfterSeconds(res.headers['retry-after']));
-  return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+  return read(res);
 }
 
 /** Pure: the URL of a watch: `req.path` with watch, bookmarks, the resourceVersion and the server's timeout (whole seconds, at least 1). */

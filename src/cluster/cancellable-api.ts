@@ -6,21 +6,23 @@ import type { ApiClient, ApiRequest } from './api-client.js';
  * reason (a CancelledError) before anything is sent, and watches already open end. Requests
  * already sent are let to finish. `onAnswered` is told each request that got a 2xx answer, so
  * that the run can say what it did before it stopped (main.ts: the namespaces it deleted).
- * @throws the abort reason from `request` and `watch` once `signal` is aborted.
+ * @throws the abort reason from `request`, `requestBytes` and `watch` once `signal` is aborted.
  */
 export function cancellableApi(
   api: ApiClient,
   signal: AbortSignal,
   onAnswered: (req: ApiRequest) => void = () => {},
 ): ApiClient {
+  const guarded = async <T>(req: ApiRequest, send: () => Promise<T>): Promise<T> => {
+    signal.throwIfAborted();
+    const answer = await send();
+    onAnswered(req);
+    return answer;
+  };
   return {
     server: api.server,
-    async request<T = unknown>(req: ApiRequest): Promise<T> {
-      signal.throwIfAborted();
-      const answer = await api.request<T>(req);
-      onAnswered(req);
-      return answer;
-    },
+    request: <T = unknown>(req: ApiRequest) => guarded(req, () => api.request<T>(req)),
+    requestBytes: (req: ApiRequest) => guarded(req, () => api.requestBytes(req)),
     async watch(req, onEvent) {
       signal.throwIfAborted();
       await api.watch(

@@ -4,6 +4,7 @@ import { KubernetesApiError } from '../cluster/errors.js';
 import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata, type StringPool } from './list.js';
+import { listMetadata, type MetadataFormat } from './metadata-list.js';
 import { fetchPods, podsToFetch } from './pods.js';
 import { readReleaseRecords } from './helm-records.js';
 import { readHeldBodies } from './held-objects.js';
@@ -31,6 +32,12 @@ export interface CollectOptions {
   readonly etcd?: EtcdAccess;
   /** Timeout of the etcd requests, in ms (default 30 s). */
   readonly etcdTimeoutMs?: number;
+  /**
+   * How the metadata lists ask for their pages (metadata-list.ts): 'protobuf' (the default:
+   * protobuf preferred, JSON read when the server answers JSON) or 'json' (JSON only; the bench's
+   * comparison and the tests that check both give the same snapshot).
+   */
+  readonly metadataFormat?: MetadataFormat;
 }
 
 /**
@@ -106,13 +113,19 @@ interface Listed {
   readonly gaps: CoverageGap[];
   /** Pages read over all lists. */
   readonly pages: number;
-  /** Time spent keeping the items of the pages (toObjectMetadata, de-duplication, whole objects), in ms. */
+  /** How many of them the server sent as protobuf. */
+  readonly protobufPages: number;
+  /**
+   * Time spent keeping the items of the pages (decoding protobuf pages, toObjectMetadata,
+   * de-duplication, whole objects), in ms.
+   */
   readonly itemsMs: number;
 }
 
 /**
  * Lists every target, `options.concurrency` at a time and `options.pageSize` per page, as
- * metadata (kept once per UID: events are served under two groups), and whole (trimmed by
+ * metadata (metadata-list.ts: protobuf unless `options.metadataFormat` is 'json'; kept once per
+ * UID: events are served under two groups), and whole (JSON, trimmed by
  * `projectWholeObject`) for the kinds in `fullObjectResources`. A list that is forbidden or
  * fails becomes a gap.
  * @throws ClusterAccessError when the API server cannot be reached at all.
@@ -134,34 +147,48 @@ async function listResources(
   const gaps: CoverageGap[] = [];
   const limit = pLimit(options.concurrency);
   let pages = 0;
+  let protobufPages = 0;
+  // One object is kept once per UID: a group serving another's storage that `sameStorageAs` does
+  // not name yet would otherwise put it in twice.
+  const isNew = (meta: ObjectMetadata): boolean => {
+    if (meta.uid && seen.has(meta.uid)) return false;
+    if (meta.uid) seen.add(meta.uid);
+    objects.push(meta);
+    return true;
+  };
   await Promise.all(
     targets.map((r) =>
       limit(async () => {
         const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
-        const isFull = fullKeys.has(`${r.group}/${r.resource}`);
         try {
+          if (!fullKeys.has(`${r.group}/${r.resource}`)) {
+            const read = await listMetadata(api, r, {
+              pageSize: options.pageSize,
+              keep: { apiVersion, kind: r.kind, resource: r.resource, pool },
+              ...(options.metadataFormat ? { format: options.metadataFormat } : {}),
+              onObject: (meta) => {
+                const started = performance.now();
+                isNew(meta);
+                itemsMs += performance.now() - started;
+              },
+            });
+            // Add after the await: `pages += await …` would read `pages` before other lists finished.
+            pages += read.pages;
+            protobufPages += read.protobufPages;
+            itemsMs += read.keepMs;
+            return;
+          }
           const read = await listAll(api, r, {
             pageSize: options.pageSize,
-            full: isFull,
+            full: true,
             onItem: (item) => {
               const started = performance.now();
               const meta = toObjectMetadata(item.metadata ?? {}, apiVersion, r.kind, r.resource, pool);
-              // One object is listed once: a UID already seen (a group serving another's storage
-              // that `sameStorageAs` does not name yet) is not kept twice.
-              if (!meta.uid || !seen.has(meta.uid)) {
-                if (meta.uid) seen.add(meta.uid);
-                objects.push(meta);
-                if (isFull)
-                  full[r.resource]!.push({
-                    ...projectWholeObject(r.resource, item),
-                    apiVersion,
-                    kind: r.kind,
-                  });
-              }
+              if (isNew(meta))
+                full[r.resource]!.push({ ...projectWholeObject(r.resource, item), apiVersion, kind: r.kind });
               itemsMs += performance.now() - started;
             },
           });
-          // Add after the await: `pages += await …` would read `pages` before other lists finished.
           pages += read;
         } catch (error) {
           if ((error as Error)?.name === 'ClusterAccessError') throw error;
@@ -170,7 +197,7 @@ async function listResources(
       }),
     ),
   );
-  return { objects, full, gaps, pages, itemsMs };
+  return { objects, full, gaps, pages, protobufPages, itemsMs };
 }
 
 /**
@@ -239,7 +266,7 @@ function discoveryGap(f: FailedGroupVersion): CoverageGap {
 /**
  * Reads the whole cluster into one snapshot: /version, discovery (failed group-versions
  * recorded), then every listable resource, paged and bounded in parallel, as metadata only
- * except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
+ * (PartialObjectMetadataList pages, protobuf where the server serves it) except the kinds in `fullObjectResources` (kept whole or as `projectWholeObject` trims them), and then the few Pods the rules need whole
  * (pods.ts: one GET per Pod with a deletionTimestamp, one namespaced list per namespace that
  * holds a deleting PersistentVolumeClaim or a ResourceQuota at its `count/pods` limit), and the bodies of the Helm release records that no
  * listed object's release annotations account for (helm-records.ts), and the status of the objects
@@ -264,7 +291,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
 
   const targets = resourcesToList(discovery);
   const listStarted = now();
-  const { objects, full, gaps, pages, itemsMs } = await listResources(api, targets, options);
+  const { objects, full, gaps, pages, protobufPages, itemsMs } = await listResources(api, targets, options);
   const coverage: CoverageGap[] = [...discovery.failed.map(discoveryGap), ...gaps];
   const pods = await fetchNeededPods(api, objects, full.resourcequotas ?? [], options, log);
   if (pods) {
@@ -287,7 +314,7 @@ export async function collectInventory(api: ApiClient, options: CollectOptions):
   const failedGroupVersions: FailedGroupVersion[] = [...discovery.failed, ...unavailable];
   coverage.push(...unavailable.map(discoveryGap));
   log(
-    `lists: ${targets.length} resources, ${objects.length} objects in ${pages} pages, ` +
+    `lists: ${targets.length} resources, ${objects.length} objects in ${pages} pages (${protobufPages} protobuf), ` +
       `${coverage.length} coverage gaps, ${listMs} ms (${Math.round(itemsMs)} ms of it keeping the items)`,
   );
   coverage.sort((a, b) => a.resource.localeCompare(b.resource));

@@ -29,6 +29,36 @@ export async function waitCrdEstablished(api: ApiClient, name: string): Promise<
 }
 
 /**
+ * Creates the CRD `widgets.<group>` (namespaced, kind Widget, version v1 accepting any fields)
+ * without waiting for it: wait with waitCrdEstablished inside the caller's try, so that its
+ * cleanup runs when the wait fails.
+ */
+export async function createWidgetCrd(api: ApiClient, group: string): Promise<void> {
+  await api.request({
+    method: 'POST',
+    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    },
+  });
+}
+
+/**
  * Retries `attempt` until it succeeds: a CRD that was just established can take a moment to
  * be routable (create answers 404 until then). Throws the last failure after 30 s.
  */
