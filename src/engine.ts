@@ -5,6 +5,7 @@ import { findReleases } from './helm/discover-releases.js';
 import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
+import { configMapRecordNamespaces } from './inventory/helm-records.js';
 import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
 import { groupOf } from './cluster/api-version.js';
@@ -26,6 +27,7 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
+import { wasListed } from './rules/snapshot-views.js';
 import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
@@ -174,7 +176,7 @@ interface ScanOptions {
   readonly leftovers?: readonly Leftover[];
   /** An earlier report's findings: each finding is marked new or still (`fail-on-new` reads it). */
   readonly baseline?: Baseline;
-  /** Release Secrets in scope whose record was refused (HelmReleaseRecordInvalid). */
+  /** Release records (Secrets and ConfigMaps) in scope whose record was refused (HelmReleaseRecordInvalid). */
   readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
   /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
   readonly refusals?: readonly RefusedRequest[];
@@ -293,10 +295,11 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
   return ports.group('Planning the teardown', async () => {
     const namespaces = namespacesOf(inventory);
     const scope = resolveScope(settings.scope, namespaces);
-    const { releases, problems, refused } = await findReleases(cluster.api, [
-      ...scope.namespaces,
-      ...settings.scope.releases.map((r) => r.namespace),
-    ]);
+    const { releases, problems, refused, conflicts } = await findReleases(cluster.api, {
+      namespaces: [...scope.namespaces, ...settings.scope.releases.map((r) => r.namespace)],
+      configMapNamespaces: releaseConfigMapNamespaces(inventory),
+      concurrency: settings.listConcurrency,
+    });
     const resources = resourceIndex(inventory.resources);
     const teardownPlan: TeardownPlan = buildPlan({
       scope,
@@ -310,6 +313,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
       liveObject: liveObjectIndex(inventory),
       scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
+      storageConflicts: conflicts,
     });
     const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
     logBlastRadius(blastRadius, ports.info);
@@ -331,6 +335,17 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
     ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
     return { plan: teardownPlan, blastRadius, warnings, problems, refused, resources };
   });
+}
+
+/**
+ * Pure: where the plan lists release ConfigMaps (the configmap driver): the namespaces in which
+ * the snapshot holds one, or every namespace when the snapshot could not list ConfigMaps in full
+ * (a record it did not see must not make a release invisible).
+ */
+function releaseConfigMapNamespaces(inventory: Inventory): ReadonlySet<string> | 'all' {
+  return wasListed(inventory, '', 'configmaps')
+    ? new Set(configMapRecordNamespaces(inventory.objects))
+    : 'all';
 }
 
 /**

@@ -59,6 +59,12 @@ export interface PlanInput {
    * that is only negative or matches everything, more than `max-namespaces`); listed first.
    */
   readonly scopeRefusals?: readonly string[];
+  /**
+   * Releases with records in both Helm storage drivers in one namespace (discover-releases.ts
+   * `joinDrivers`; not among `foundReleases`): refused when the teardown would take the release
+   * (its namespace is in scope, or `releaseRefs` names it). Default: none.
+   */
+  readonly storageConflicts?: readonly { namespace: string; name: string; message: string }[];
 }
 
 /** One stage: releases that go together, after the CRD instances they ship are gone. */
@@ -139,6 +145,13 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     ...crdCascadeRefusals(input, facts, scoped),
     ...namespaceObjectRefusals(facts, scoped, input.scope.protection ?? nameProtectionOnly),
     ...unlistedReleaseRefusals(input, facts, scoped),
+    ...(input.storageConflicts ?? [])
+      .filter(
+        (c) =>
+          scoped.has(c.namespace) ||
+          input.releaseRefs.some((r) => r.namespace === c.namespace && r.name === c.name),
+      )
+      .map((c) => c.message),
   ];
   if (
     input.scope.namespaces.length === 0 &&
