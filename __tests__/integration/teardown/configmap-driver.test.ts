@@ -168,3 +168,35 @@ test('clean negative: a namespace with only ordinary ConfigMaps holds no release
     await waitGone(api, `/api/v1/namespaces/${ns}`);
   }
 });
+
+test('a configmap-driver record that does not decode is refused like a Secret one: not used, one HelmReleaseRecordInvalid', async () => {
+  const ns = uniqueName('cmdrv-bad');
+  await createNamespace(api, ns);
+  await api.request({
+    method: 'POST',
+    path: `/api/v1/namespaces/${ns}/configmaps`,
+    body: {
+      metadata: {
+        name: 'sh.helm.release.v1.cm.v1',
+        labels: { owner: 'helm', name: 'cm', status: 'deployed', version: '1' },
+      },
+      data: { release: '%%% not base64 of gzip %%%' },
+    },
+  });
+  try {
+    const { report } = await runAction({ mode: 'plan', namespaces: ns });
+    expect(report.verdict).toBe('planned');
+    expect(report.plan!.releases).toEqual([]);
+    expect(report.warnings).toContain(
+      `release ConfigMap ${ns}/sh.helm.release.v1.cm.v1 could not be decoded: it is not base64 of gzipped JSON; ` +
+        'it is not used (finding HelmReleaseRecordInvalid)',
+    );
+    expect(
+      (report.findings ?? [])
+        .filter((f) => f.code === 'HelmReleaseRecordInvalid')
+        .map((f) => [f.object.kind, f.object.namespace, f.object.name]),
+    ).toEqual([['ConfigMap', ns, 'sh.helm.release.v1.cm.v1']]);
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
