@@ -40,7 +40,7 @@ import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown } from './teardown/run-teardown.js';
-import type { TeardownResult } from './teardown/teardown-result.js';
+import { removalWords, type TeardownResult } from './teardown/teardown-result.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
@@ -368,7 +368,7 @@ function liveObjectIndex(inventory: Inventory): LiveObjectLookup {
 function logBlastRadius(b: BlastRadius, info: (line: string) => void): void {
   info(`blast radius: namespaces a teardown would delete: ${b.namespaces.join(', ') || '(none)'}`);
   info(
-    `blast radius: releases it would remove: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+    `blast radius: releases it would remove: ${b.releases.map((r) => `${r.release} (${removalWords(r)})`).join(', ') || '(none)'}`,
   );
   for (const o of b.clusterScoped)
     info(`blast radius: cluster-scoped ${o.kind} ${o.name} (release ${o.release}), to be deleted by ${o.by}`);

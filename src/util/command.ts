@@ -62,12 +62,12 @@ export const execaRunner: CommandRunner = {
  * code 130 with `cancelled: true` and say why on stderr, without running), and stops the ones
  * running with SIGTERM when `cancel.stopProcesses` is aborted (`run`'s `signal`). Lets a
  * cancelled run end its helm processes cleanly instead of dying under them.
- * @param onStopped told each command that the stop signal ended (file and args).
+ * @param onStopped told each command that the stop signal ended (file, args and the `env` it was given).
  */
 export function cancellableRunner(
   runner: CommandRunner,
   cancel: { readonly signal: AbortSignal; readonly stopProcesses: AbortSignal },
-  onStopped: (file: string, args: readonly string[]) => void = () => {},
+  onStopped: (file: string, args: readonly string[], env?: RunOptions['env']) => void = () => {},
 ): CommandRunner {
   return {
     async run(file, args, options = {}) {
@@ -79,7 +79,7 @@ export function cancellableRunner(
         ? AbortSignal.any([options.signal, cancel.stopProcesses])
         : cancel.stopProcesses;
       const result = await runner.run(file, args, { ...options, signal });
-      if (result.cancelled) onStopped(file, args);
+      if (result.cancelled) onStopped(file, args, options.env);
       return result;
     },
     find: (file) => runner.find(file),

@@ -8,6 +8,7 @@
  * ClusterRole `<namespace>-<release>-reader`.
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
+import { schemaErrors } from '../../unit/support/report-schema.js';
 import { runAction } from '../support/action.js';
 import { auditMark, kubeSweepRequestsSince, toolMutationsSince } from '../support/audit.js';
 import {
@@ -50,9 +51,9 @@ async function cleanUp(ns: string): Promise<void> {
 test.each([
   ['helm4', 'helm', false],
   ['helm3', 'helm', false],
-  ['helm4', 'auto', true],
+  ['helm4', 'namespace', true],
 ] as const)(
-  'a configmap-driver release (%s) is torn down with uninstall-mode %s: its objects, ClusterRole and record go, verdict clean',
+  'a configmap-driver release (%s) is removed by %s: its objects, ClusterRole and record go, verdict clean',
   async (helmMajor, mode, deleteNamespaces) => {
     const ns = uniqueName(`cmdrv-${helmMajor}-${mode}`);
     const binary = binaryOf(helmMajor);
@@ -60,20 +61,28 @@ test.each([
     try {
       expect(await getOrUndefined(api, record(ns, 'configmaps'))).toBeDefined();
       expect(await getOrUndefined(api, record(ns, 'secrets'))).toBeUndefined();
-      const { report, failures } = await runAction({
+      const { report, failures, log } = await runAction({
         mode: 'teardown',
         namespaces: ns,
         helm: binary,
-        'uninstall-mode': mode,
+        'uninstall-mode': mode === 'helm' ? 'helm' : 'auto',
         'delete-namespaces': String(deleteNamespaces),
         'stage-timeout': '60s',
       });
       expect(failures).toEqual([]);
       expect(report.verdict).toBe('clean');
       const releases = report.teardown!.stages.flatMap((s) => s.releases);
-      expect(releases.map((r) => [r.release, r.status, r.method])).toEqual([
-        [`${ns}/r`, 'uninstalled', mode === 'helm' ? 'helm' : 'namespace'],
+      expect(releases.map((r) => [r.release, r.status, r.method, r.helmDriver])).toEqual([
+        [`${ns}/r`, 'uninstalled', mode, mode === 'helm' ? 'configmap' : undefined],
       ]);
+      // What it said first, and the report's shape.
+      expect(log).toContain(
+        `blast radius: releases it would remove: ${ns}/r (${mode === 'helm' ? 'HELM_DRIVER=configmap helm uninstall' : 'with its namespace'})`,
+      );
+      expect(report.plan!.blastRadius!.releases).toEqual([
+        { release: `${ns}/r`, method: mode, helmDriver: 'configmap' },
+      ]);
+      expect(schemaErrors(report)).toEqual([]);
       expect(await getOrUndefined(api, clusterRole(ns))).toBeUndefined();
       expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}/configmaps/r-config`)).toBeUndefined();
       // The record went: helm uninstall deleted it (the namespace stays), or it went with its namespace.
