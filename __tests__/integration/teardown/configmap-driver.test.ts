@@ -21,6 +21,7 @@ import {
   uniqueName,
   waitGone,
 } from '../support/cluster.js';
+import { userKubeconfig, withClusterRole } from '../support/identities.js';
 import { chart } from '../support/widgets.js';
 
 const suiteApi = adminApiForSuite();
@@ -205,6 +206,33 @@ test('a configmap-driver record that does not decode is refused like a Secret on
         .filter((f) => f.code === 'HelmReleaseRecordInvalid')
         .map((f) => [f.object.kind, f.object.namespace, f.object.name]),
     ).toEqual([['ConfigMap', ns, 'sh.helm.release.v1.cm.v1']]);
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
+test('an identity that may read release Secrets but not ConfigMaps gets an error, not a teardown blind to configmap-driver releases', async () => {
+  const ns = uniqueName('cmdrv-nocm');
+  await createNamespace(api, ns);
+  const user = uniqueName('no-configmaps');
+  const rules = [
+    { apiGroups: ['*'], resources: ['namespaces', 'secrets', 'deployments', 'services'], verbs: ['*'] },
+  ];
+  try {
+    await withClusterRole(api, { name: `kube-sweep-test-${user}`, user, rules }, async () => {
+      const { report, failures } = await runAction({
+        mode: 'teardown',
+        namespaces: ns,
+        kubeconfig: await userKubeconfig(user),
+      });
+      expect(report.verdict).toBe('error');
+      expect(failures[0]).toMatch(
+        new RegExp(
+          `^could not read the Helm releases in scope, so the order is unknown; nothing was deleted: listing Helm release ConfigMaps in namespace ${ns}: .*HTTP 403`,
+        ),
+      );
+      expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeDefined();
+    });
   } finally {
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
