@@ -212,6 +212,7 @@ test('a configmap-driver record that does not decode is refused like a Secret on
 });
 
 test('an identity that may read release Secrets but not ConfigMaps gets an error, not a teardown blind to configmap-driver releases', async () => {
+  expect.hasAssertions();
   const ns = uniqueName('cmdrv-nocm');
   await createNamespace(api, ns);
   const user = uniqueName('no-configmaps');
