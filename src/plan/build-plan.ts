@@ -214,8 +214,12 @@ function chosenReleases(input: PlanInput, scoped: ReadonlySet<string>, warnings:
   const chosen: HelmRelease[] = [];
   for (const ref of input.releaseRefs) {
     const found = input.foundReleases.find((r) => r.namespace === ref.namespace && r.name === ref.name);
+    const conflict = input.storageConflicts?.some(
+      (c) => c.namespace === ref.namespace && c.name === ref.name,
+    );
     if (found) chosen.push(found);
-    else warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
+    // A release with records in both drivers is not among foundReleases: it is refused instead.
+    else if (!conflict) warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
   }
   return chosen;
 }
