@@ -5,6 +5,7 @@ import { findReleases } from './helm/discover-releases.js';
 import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
 import { collectInventory } from './inventory/collect.js';
+import { configMapRecordNamespaces } from './inventory/helm-records.js';
 import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
 import { groupOf } from './cluster/api-version.js';
@@ -26,6 +27,7 @@ import {
 import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
+import { wasListed } from './rules/snapshot-views.js';
 import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
@@ -38,7 +40,7 @@ import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown } from './teardown/run-teardown.js';
-import type { TeardownResult } from './teardown/teardown-result.js';
+import { removalWords, type TeardownResult } from './teardown/teardown-result.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
@@ -174,7 +176,7 @@ interface ScanOptions {
   readonly leftovers?: readonly Leftover[];
   /** An earlier report's findings: each finding is marked new or still (`fail-on-new` reads it). */
   readonly baseline?: Baseline;
-  /** Release Secrets in scope whose record was refused (HelmReleaseRecordInvalid). */
+  /** Release records (Secrets and ConfigMaps) in scope whose record was refused (HelmReleaseRecordInvalid). */
   readonly invalidReleaseRecords?: readonly InvalidReleaseRecord[];
   /** Requests of the run's own that the API server refused (each becomes a DeletionRefused finding). */
   readonly refusals?: readonly RefusedRequest[];
@@ -293,10 +295,11 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
   return ports.group('Planning the teardown', async () => {
     const namespaces = namespacesOf(inventory);
     const scope = resolveScope(settings.scope, namespaces);
-    const { releases, problems, refused } = await findReleases(cluster.api, [
-      ...scope.namespaces,
-      ...settings.scope.releases.map((r) => r.namespace),
-    ]);
+    const { releases, problems, refused, conflicts } = await findReleases(cluster.api, {
+      namespaces: [...scope.namespaces, ...settings.scope.releases.map((r) => r.namespace)],
+      configMapNamespaces: releaseConfigMapNamespaces(inventory),
+      concurrency: settings.listConcurrency,
+    });
     const resources = resourceIndex(inventory.resources);
     const teardownPlan: TeardownPlan = buildPlan({
       scope,
@@ -310,6 +313,7 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
       liveObject: liveObjectIndex(inventory),
       scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
+      storageConflicts: conflicts,
     });
     const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
     logBlastRadius(blastRadius, ports.info);
@@ -334,6 +338,17 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
 }
 
 /**
+ * Pure: where the plan lists release ConfigMaps (the configmap driver): the namespaces in which
+ * the snapshot holds one, or every namespace when the snapshot could not list ConfigMaps in full
+ * (a record it did not see must not make a release invisible).
+ */
+function releaseConfigMapNamespaces(inventory: Inventory): ReadonlySet<string> | 'all' {
+  return wasListed(inventory, '', 'configmaps')
+    ? new Set(configMapRecordNamespaces(inventory.objects))
+    : 'all';
+}
+
+/**
  * The snapshot's objects by API group, kind, namespace and name (built once, on the first
  * lookup), for the plan's ownership check of objects outside the scope (plan/release-reach.ts).
  */
@@ -353,7 +368,7 @@ function liveObjectIndex(inventory: Inventory): LiveObjectLookup {
 function logBlastRadius(b: BlastRadius, info: (line: string) => void): void {
   info(`blast radius: namespaces a teardown would delete: ${b.namespaces.join(', ') || '(none)'}`);
   info(
-    `blast radius: releases it would remove: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+    `blast radius: releases it would remove: ${b.releases.map((r) => `${r.release} (${removalWords(r)})`).join(', ') || '(none)'}`,
   );
   for (const o of b.clusterScoped)
     info(`blast radius: cluster-scoped ${o.kind} ${o.name} (release ${o.release}), to be deleted by ${o.by}`);

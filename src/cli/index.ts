@@ -6,6 +6,7 @@ import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
 import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
+import { removalWords } from '../teardown/teardown-result.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
@@ -137,7 +138,7 @@ function textBlastRadius(b: BlastRadius): string[] {
   const who = (o: BlastRadiusObject) => `${objectLabel(o)} (release ${o.release}, by ${o.by})`;
   return [
     `a teardown deletes: namespaces ${b.namespaces.join(', ') || '(none)'}`,
-    `  releases: ${b.releases.map((r) => `${r.release} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`).join(', ') || '(none)'}`,
+    `  releases: ${b.releases.map((r) => `${r.release} (${removalWords(r)})`).join(', ') || '(none)'}`,
     ...b.clusterScoped.map((o) => `  cluster-scoped: ${who(o)}`),
     ...b.otherNamespaces.map((o) => `  outside the scope: ${who(o)}`),
   ];

@@ -1,15 +1,18 @@
 import type { CommandResult, CommandRunner } from '../util/command.js';
 import { byFace, inputRef, Inputs, inputWord } from '../config/inputs.js';
+import { helmDriver, type ReleaseStorageKind } from './release-storage.js';
 
 /** The Helm operations teardown needs. */
 export interface HelmPort {
   /**
    * `helm uninstall --namespace <namespace> --timeout <s> --kubeconfig <file> -- <name>` (the
    * name after `--`, so a name that starts with `-` is not read as a flag; no --wait: kube-sweep waits itself,
-   * the same way for Helm 3 and Helm 4). `timeoutMs` bounds hooks and the command.
+   * the same way for Helm 3 and Helm 4). `timeoutMs` bounds hooks and the command. It runs with
+   * `HELM_DRIVER` set to the driver of the release's record (`secret` or `configmap`,
+   * release-storage.ts `helmDriver`), whatever kube-sweep's own environment says.
    */
   uninstall(
-    release: { namespace: string; name: string },
+    release: { namespace: string; name: string; storage: { kind: ReleaseStorageKind } },
     options: { timeoutMs: number },
   ): Promise<CommandResult>;
   /**
@@ -50,7 +53,7 @@ export function helmCli(binary: string, kubeconfigPath: string, runner: CommandR
           '--',
           release.name,
         ],
-        { timeoutMs: timeoutMs + 30_000 },
+        { timeoutMs: timeoutMs + 30_000, env: { HELM_DRIVER: helmDriver(release.storage.kind) } },
       ),
     version: async () => {
       const r = await runner.run(binary, ['version', '--template', '{{.Version}}'], {

@@ -57,8 +57,38 @@ export interface HelmRelease {
   /** YAML text of each file of the chart's crds/ folder (installed once, never upgraded or deleted by Helm). */
   readonly crdFiles: readonly { readonly name: string; readonly yaml: string }[];
   readonly hooks: readonly ReleaseHook[];
-  /** Name of the Secret (sh.helm.release.v1.<name>.v<revision>) it was read from. */
-  readonly storageSecret: string;
+  /**
+   * The record it was read from: a Secret (Helm's default `secret` driver) or a ConfigMap (the
+   * `configmap` driver, `HELM_DRIVER=configmap`), named sh.helm.release.v1.<name>.v<revision>.
+   * A helm command finds the release only with that driver (`helmDriver`).
+   */
+  readonly storage: ReleaseStorage;
+}
+
+/** The kind of object a Helm release record is stored in: Secret (`secret` driver) or ConfigMap (`configmap` driver). */
+export type ReleaseStorageKind = 'Secret' | 'ConfigMap';
+
+/** Where a release record is stored: its kind and its name (sh.helm.release.v1.<name>.v<revision>), in the release's namespace. */
+export interface ReleaseStorage {
+  readonly kind: ReleaseStorageKind;
+  readonly name: string;
+}
+
+/**
+ * Pure: the `HELM_DRIVER` value under which helm finds records of `kind` (helm.sh/helm pkg/cli
+ * environment: `secret`, the default, or `configmap`).
+ */
+export function helmDriver(kind: ReleaseStorageKind): 'secret' | 'configmap' {
+  return kind === 'ConfigMap' ? 'configmap' : 'secret';
+}
+
+/**
+ * Pure: what a helm command line printed for a user needs in front so that helm finds a release
+ * stored in `kind`: `HELM_DRIVER=configmap ` for the configmap driver, nothing for Secrets
+ * (Helm's default driver).
+ */
+export function helmDriverPrefix(kind: ReleaseStorageKind): string {
+  return kind === 'ConfigMap' ? 'HELM_DRIVER=configmap ' : '';
 }
 
 interface StoredRelease {
@@ -78,7 +108,7 @@ interface StoredRelease {
   }[];
 }
 
-/** Thrown when a release Secret cannot be decoded; the message names the Secret. */
+/** Thrown when a release record cannot be decoded; the message names the record (Secret or ConfigMap). */
 export class ReleaseDecodeError extends Error {
   constructor(message: string) {
     super(message);
@@ -152,8 +182,10 @@ function manifestProblem(manifest: unknown, what: string): string | undefined {
   return undefined;
 }
 
-/** How strictly a record is validated. */
+/** How strictly a record is validated, and what it is stored in. */
 export interface RecordValidation {
+  /** The record's kind (default Secret): a ConfigMap's `data.release` has no Kubernetes base64 layer. */
+  readonly kind?: ReleaseStorageKind;
   /**
    * Accept a record whose release namespace differs from the Secret's (default false: refused).
    * Helm itself always stores a release in its own namespace, but a GitOps Helm controller keeps
@@ -165,9 +197,10 @@ export interface RecordValidation {
 }
 
 /**
- * Pure: why a decoded record is not a release Helm could have stored in Secret `secretName`
- * (`<namespace>/<name>`), or undefined: its name breaks Helm's release-name rule, its namespace
- * is not the Secret's (unless `validation.storedElsewhere`), its manifest (or a hook's) is not
+ * Pure: why a decoded record is not a release Helm could have stored in the Secret (or, with
+ * `validation.kind`, the ConfigMap) `secretName` (`<namespace>/<name>`), or undefined: its name
+ * breaks Helm's release-name rule, its namespace is not the record's (unless
+ * `validation.storedElsewhere`), its manifest (or a hook's) is not
  * YAML objects, its fields have the wrong types. Such a record was forged or corrupted: nothing
  * of it may be used.
  */
@@ -184,7 +217,7 @@ export function releaseRecordProblem(
   if (typeof r.namespace !== 'string' || !isNamespaceName(r.namespace))
     return 'its namespace is not a namespace name';
   if (r.namespace !== secretNamespace && !validation.storedElsewhere)
-    return `it names namespace ${r.namespace}, but its Secret is stored in namespace ${secretNamespace}`;
+    return `it names namespace ${r.namespace}, but its ${validation.kind ?? 'Secret'} is stored in namespace ${secretNamespace}`;
   if (r.version != null && (!Number.isInteger(r.version) || r.version < 1))
     return 'its version is not a positive whole number';
   if (r.hooks != null && !Array.isArray(r.hooks)) return 'its hooks are not a list';
@@ -196,26 +229,31 @@ export function releaseRecordProblem(
 }
 
 /**
- * Decodes the `release` value of a Helm storage Secret (type helm.sh/release.v1). Format
- * (helm.sh/helm/v3 pkg/storage/driver/util.go encodeRelease): JSON, gzipped, then base64;
- * the Secret's `data` adds the usual Kubernetes base64 on top, so the value given here is
- * base64 of base64 of gzip. Uncompressed JSON (old Helm 3 betas) is accepted too.
- * @param secretDataRelease `secret.data.release` exactly as the API returns it
+ * Decodes the `release` value of a Helm release record: a Secret (type helm.sh/release.v1) or,
+ * with `validation.kind: 'ConfigMap'`, a ConfigMap of the configmap driver. Format
+ * (helm.sh/helm/v3 pkg/storage/driver/util.go encodeRelease, the same in v4): JSON, gzipped,
+ * then base64. A ConfigMap's `data` holds that text as it is; a Secret's `data` adds the usual
+ * Kubernetes base64 on top, so a Secret's value is base64 of base64 of gzip. Uncompressed JSON
+ * (old Helm 3 betas) is accepted too.
+ * @param dataRelease `data.release` of the Secret or ConfigMap exactly as the API returns it
  * The gunzip output is bounded (`maxDecodedReleaseBytes`) and the record is validated
- * (`releaseRecordProblem`): Secrets are writable by anyone with Secret write in the namespace.
- * @param secretName `<namespace>/<name>` of the Secret
- * @param validation `storedElsewhere: true` accepts a record for another namespace (diagnosis only)
+ * (`releaseRecordProblem`): records are writable by anyone with Secret (or ConfigMap) write in
+ * the namespace.
+ * @param secretName `<namespace>/<name>` of the Secret or ConfigMap
+ * @param validation `kind` (default Secret); `storedElsewhere: true` accepts a record for another
+ *   namespace (diagnosis only)
  * @throws ReleaseDecodeError when the value is not in that format, inflates too far, or is not
- *   a valid release record
+ *   a valid release record; the message names the record with its kind
  */
 export function decodeRelease(
-  secretDataRelease: string,
+  dataRelease: string,
   secretName: string,
   validation: RecordValidation = {},
 ): HelmRelease {
+  const kind = validation.kind ?? 'Secret';
   let stored: StoredRelease;
   try {
-    const helmEncoded = Buffer.from(secretDataRelease, 'base64').toString('utf8');
+    const helmEncoded = kind === 'Secret' ? Buffer.from(dataRelease, 'base64').toString('utf8') : dataRelease;
     let bytes = Buffer.from(helmEncoded, 'base64');
     if (bytes[0] === gzipMagic[0] && bytes[1] === gzipMagic[1])
       bytes = gunzipSync(bytes, { maxOutputLength: maxDecodedReleaseBytes });
@@ -229,11 +267,11 @@ export function decodeRelease(
         : code.startsWith('Z_')
           ? 'it is not valid gzip'
           : 'it is not base64 of gzipped JSON';
-    throw new ReleaseDecodeError(`release Secret ${secretName} could not be decoded: ${why}`);
+    throw new ReleaseDecodeError(`release ${kind} ${secretName} could not be decoded: ${why}`);
   }
   const problem = releaseRecordProblem(stored, secretName, validation);
   if (problem)
-    throw new ReleaseDecodeError(`release Secret ${secretName} is not a valid Helm release: ${problem}`);
+    throw new ReleaseDecodeError(`release ${kind} ${secretName} is not a valid Helm release: ${problem}`);
   const files = stored.chart?.files ?? [];
   return {
     name: stored.name ?? '',
@@ -255,7 +293,7 @@ export function decodeRelease(
       events: h.events ?? [],
       deletePolicies: h.delete_policies ?? [],
     })),
-    storageSecret: secretName,
+    storage: { kind, name: secretName.slice(secretName.indexOf('/') + 1) },
   };
 }
 

@@ -64,6 +64,19 @@ const isRecord = (o: ObjectMetadata) =>
   o.name.startsWith(recordPrefix);
 
 /**
+ * Pure: the namespaces in which `objects` (the snapshot) hold a release record of the configmap
+ * driver (a ConfigMap labelled `owner=helm` named `sh.helm.release.v1.*`), sorted. The plan lists
+ * release ConfigMaps only there (helm/discover-releases.ts `findReleases`), so that a cluster with
+ * no configmap-driver release costs no request.
+ */
+export function configMapRecordNamespaces(objects: readonly ObjectMetadata[]): string[] {
+  const namespaces = new Set(
+    objects.filter((o) => o.resource === 'configmaps' && isRecord(o)).map((o) => o.namespace!),
+  );
+  return [...namespaces].sort();
+}
+
+/**
  * Pure: the current revision (highest `version` label) of each release record — per storage
  * kind, namespace and `name` label — for which no listed object carries the release annotations
  * of that name and the record's namespace.
@@ -127,10 +140,11 @@ export async function readReleaseRecords(
           const body = await api.request<{ data?: { release?: string } }>({ path });
           const value = body.data?.release;
           if (!value) return;
-          // A ConfigMap holds the Helm encoding as text; a Secret adds Kubernetes' base64 on top.
-          const encoded = o.resource === 'secrets' ? value : Buffer.from(value, 'utf8').toString('base64');
           // Read-only: a record stored outside its release's namespace is what this looks for.
-          const release = decodeRelease(encoded, `${o.namespace}/${o.name}`, { storedElsewhere: true });
+          const release = decodeRelease(value, `${o.namespace}/${o.name}`, {
+            kind: o.resource === 'secrets' ? 'Secret' : 'ConfigMap',
+            storedElsewhere: true,
+          });
           records.push({
             storage: {
               kind: o.resource === 'secrets' ? 'Secret' : 'ConfigMap',

@@ -59,6 +59,12 @@ export interface PlanInput {
    * that is only negative or matches everything, more than `max-namespaces`); listed first.
    */
   readonly scopeRefusals?: readonly string[];
+  /**
+   * Releases with records in both Helm storage drivers in one namespace (discover-releases.ts
+   * `joinDrivers`; not among `foundReleases`): refused when the teardown would take the release
+   * (its namespace is in scope, or `releaseRefs` names it). Default: none.
+   */
+  readonly storageConflicts?: readonly { namespace: string; name: string; message: string }[];
 }
 
 /** One stage: releases that go together, after the CRD instances they ship are gone. */
@@ -139,6 +145,13 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     ...crdCascadeRefusals(input, facts, scoped),
     ...namespaceObjectRefusals(facts, scoped, input.scope.protection ?? nameProtectionOnly),
     ...unlistedReleaseRefusals(input, facts, scoped),
+    ...(input.storageConflicts ?? [])
+      .filter(
+        (c) =>
+          scoped.has(c.namespace) ||
+          input.releaseRefs.some((r) => r.namespace === c.namespace && r.name === c.name),
+      )
+      .map((c) => c.message),
   ];
   if (
     input.scope.namespaces.length === 0 &&
@@ -201,8 +214,12 @@ function chosenReleases(input: PlanInput, scoped: ReadonlySet<string>, warnings:
   const chosen: HelmRelease[] = [];
   for (const ref of input.releaseRefs) {
     const found = input.foundReleases.find((r) => r.namespace === ref.namespace && r.name === ref.name);
+    const conflict = input.storageConflicts?.some(
+      (c) => c.namespace === ref.namespace && c.name === ref.name,
+    );
     if (found) chosen.push(found);
-    else warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
+    // A release with records in both drivers is not among foundReleases: it is refused instead.
+    else if (!conflict) warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
   }
   return chosen;
 }

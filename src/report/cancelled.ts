@@ -1,5 +1,5 @@
 import type { ApiRequest } from '../cluster/api-client.js';
-import type { ReleaseOutcome } from '../teardown/teardown-result.js';
+import { removalWords, type ReleaseOutcome } from '../teardown/teardown-result.js';
 import type { CancelCause } from '../util/cancellation.js';
 
 /**
@@ -31,17 +31,30 @@ export interface ProgressRecorder {
   releaseDone(outcome: ReleaseOutcome): void;
   /** A request the API server answered with 2xx (cluster/cancellable-api.ts). */
   answered(req: ApiRequest): void;
-  /** A process the stop signal ended (util/command.ts `cancellableRunner`). */
-  stopped(file: string, args: readonly string[]): void;
+  /** A process the stop signal ended (util/command.ts `cancellableRunner`), with the variables it was given. */
+  stopped(file: string, args: readonly string[], env?: Readonly<Record<string, string>>): void;
   /** What was recorded, as the report's section for `cause` (the run started at `startedAt`, ms). */
   cancelled(cause: CancelCause, startedAt: number): CancelledRun;
 }
 
 const namespacePath = /^\/api\/v1\/namespaces\/([^/]+)$/;
 
-/** Pure: `helm uninstall app --namespace pr-1`: the program's name and its args without `--kubeconfig <path>`. */
-export function commandText(file: string, args: readonly string[]): string {
-  const shown: string[] = [file.split('/').pop() ?? file];
+/**
+ * Pure: `helm uninstall app --namespace pr-1`: the program's name and its args without
+ * `--kubeconfig <path>`, after the variables kube-sweep set for it (`env`) except
+ * `HELM_DRIVER=secret`, Helm's default: `HELM_DRIVER=configmap helm uninstall ...`.
+ */
+export function commandText(
+  file: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): string {
+  const shown: string[] = [
+    ...Object.entries(env)
+      .filter(([k, v]) => !(k === 'HELM_DRIVER' && v === 'secret'))
+      .map(([k, v]) => `${k}=${v}`),
+    file.split('/').pop() ?? file,
+  ];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--kubeconfig') i++;
     else shown.push(args[i]!);
@@ -64,15 +77,13 @@ export function progressRecorder(now: () => number = Date.now): ProgressRecorder
       }),
     releaseDone: (outcome) => {
       if (outcome.status !== 'uninstalled') return;
-      releases.push(
-        `${outcome.release} (${outcome.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`,
-      );
+      releases.push(`${outcome.release} (${removalWords(outcome)})`);
     },
     answered: (req) => {
       const name = namespacePath.exec(req.path)?.[1];
       if (req.method === 'DELETE' && name) namespaces.push(decodeURIComponent(name));
     },
-    stopped: (file, args) => stopped.push(commandText(file, args)),
+    stopped: (file, args, env) => stopped.push(commandText(file, args, env)),
     cancelled: (cause, startedAt) => ({
       signal: cause.signal,
       afterMs: Math.max(0, cause.at - startedAt),

@@ -8,7 +8,7 @@ import {
 } from './report.js';
 import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import type { DryRunSkip, DryRunSummary } from '../teardown/dry-run.js';
-import type { TeardownResult } from '../teardown/teardown-result.js';
+import { removalWords, type TeardownResult } from '../teardown/teardown-result.js';
 import type { Blocker } from '../teardown/wait-gone.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
@@ -165,7 +165,7 @@ export function renderBlastRadius(b: BlastRadius): string[] {
     '### What a teardown deletes',
     '',
     `- Namespaces, with everything in them: ${namedList(b.namespaces.map(codeSpan)) || 'none'}.`,
-    `- Helm releases: ${namedList(b.releases.map((r) => `${codeSpan(r.release)} (${r.method === 'helm' ? 'helm uninstall' : 'with its namespace'})`)) || 'none'}.`,
+    `- Helm releases: ${namedList(b.releases.map((r) => `${codeSpan(r.release)} (${escapeMarkdown(removalWords(r))})`)) || 'none'}.`,
     `- Cluster-scoped objects: ${namedList(b.clusterScoped.map(who)) || 'none'}.`,
     ...(b.otherNamespaces.length
       ? [`- Objects in namespaces outside the scope: ${namedList(b.otherNamespaces.map(who))}.`]
@@ -480,7 +480,7 @@ function renderDryRun(d: DryRunSummary): string[] {
     '| ---: | --- | ---: | ---: |',
   ];
   const how = (r: DryRunSummary['stages'][number]['removals'][number]) =>
-    `${codeSpan(r.release)} (${r.method === 'namespace' ? 'with its namespace' : `helm uninstall: ${escapeMarkdown(r.reason ?? '')}`})`;
+    `${codeSpan(r.release)} (${escapeMarkdown(removalWords(r))}${r.method === 'namespace' ? '' : `: ${escapeMarkdown(r.reason ?? '')}`})`;
   const skipped = (k: DryRunSkip) => `${codeSpan(k.release)} (**skipped**: ${escapeMarkdown(k.reason)})`;
   for (const s of d.stages)
     out.push(

@@ -13,6 +13,7 @@ import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { isStranded } from './helm-leftover.js';
 import {
+  helmDriverPrefix,
   helmReleaseOf,
   recordResource,
   releaseHistories,
@@ -52,6 +53,8 @@ function strandedFinding(inventory: Inventory, h: ReleaseHistory, context: RuleC
         (o) => o.namespace === h.storageNamespace,
       )
     : [];
+  // A configmap-driver release is seen by helm only with HELM_DRIVER=configmap.
+  const helm = `${helmDriverPrefix(h)}helm `;
   const labels = Object.entries(record.labels ?? {})
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
@@ -67,7 +70,7 @@ function strandedFinding(inventory: Inventory, h: ReleaseHistory, context: RuleC
         (left.length
           ? `${left.length} object${left.length === 1 ? ' of it stays' : 's of it stay'}`
           : 'whatever it created outside that namespace stays') +
-        `, and \`helm list -A\` still lists it while \`helm status -n ${h.namespace}\` finds nothing`,
+        `, and \`${helm}list -A\` still lists it while \`${helm}status -n ${h.namespace}\` finds nothing`,
       evidence: [
         `${h.storage} ${h.storageNamespace}/${record.name}: labels ${labels}`,
         `the decoded release's namespace ${h.namespace} differs from the ${h.storage}'s namespace ${h.storageNamespace} ` +
@@ -87,7 +90,7 @@ function strandedFinding(inventory: Inventory, h: ReleaseHistory, context: RuleC
           `Delete the HelmRelease that manages release ${h.name} if one exists and its controller runs: it uninstalls ` +
           `with the right storage split and removes what the release created. Otherwise delete the objects the ` +
           `release left (listed), then every revision of its record (${h.storage}s labelled owner=helm,name=${h.name} in ` +
-          `namespace ${h.storageNamespace}). Do not run \`helm uninstall -n ${h.storageNamespace}\`: Helm takes -n as ` +
+          `namespace ${h.storageNamespace}). Do not run \`${helm}uninstall -n ${h.storageNamespace}\`: Helm takes -n as ` +
           `the namespace of manifest objects that name none, and could delete same-named objects in ` +
           `${h.storageNamespace}. A live HelmRelease with install.createNamespace would recreate namespace ` +
           `${h.namespace}, and the environment would come back.`,

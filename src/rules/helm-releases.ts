@@ -10,6 +10,7 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { objectsOf } from './snapshot-views.js';
+import { helmDriverPrefix as driverPrefix, type ReleaseStorageKind } from '../helm/release-storage.js';
 
 /** Prefix of the name of every Helm 3/4 release Secret. */
 export const releaseSecretPrefix = 'sh.helm.release.v1.';
@@ -35,7 +36,7 @@ export function helmReleaseOf(
 }
 
 /** The kind of object a release record is stored in: Secret (`secret` driver) or ConfigMap (`configmap` driver). */
-export type RecordStorage = 'Secret' | 'ConfigMap';
+export type RecordStorage = ReleaseStorageKind;
 
 /** One stored revision of a release, from its record's labels. */
 export interface ReleaseRecord {
@@ -165,7 +166,7 @@ export function describeRecord(record: ReleaseRecord): string {
  * for the configmap driver, nothing for Secrets (Helm's default driver).
  */
 export function helmDriverPrefix(history: ReleaseHistory): string {
-  return history.storage === 'ConfigMap' ? 'HELM_DRIVER=configmap ' : '';
+  return driverPrefix(history.storage);
 }
 
 /** `no release Secret or ConfigMap sh.helm.release.v1.<name>.v* (owner=helm) in namespace <ns>`. */

@@ -2,6 +2,7 @@ import type { TeardownPlan } from '../plan/build-plan.js';
 import { keptByHelm } from '../helm/manifest.js';
 import { groupOf } from '../cluster/api-version.js';
 import { namespacesDeleted, plannedRemovals } from './dry-run.js';
+import { helmDriverOf, type PlannedRemoval } from './teardown-result.js';
 import type { ResourceIndex } from './resource-index.js';
 
 /** An object a teardown deletes outside the namespaces it deletes, and who deletes it. */
@@ -28,7 +29,7 @@ export interface BlastRadiusObject {
  */
 export interface BlastRadius {
   readonly namespaces: readonly string[];
-  readonly releases: readonly { readonly release: string; readonly method: 'helm' | 'namespace' }[];
+  readonly releases: readonly PlannedRemoval[];
   readonly clusterScoped: readonly BlastRadiusObject[];
   /** Namespaced objects of the releases outside the namespaces in scope. */
   readonly otherNamespaces: readonly BlastRadiusObject[];
@@ -75,6 +76,7 @@ export function blastRadiusOf(
     releases: plan.releases.map((r) => ({
       release: r.key,
       method: removals.get(r.key)?.ok ? 'namespace' : 'helm',
+      ...helmDriverOf(r.release),
     })),
     clusterScoped: clusterScoped.sort(byIdentity),
     otherNamespaces: otherNamespaces.sort(byIdentity),

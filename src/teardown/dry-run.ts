@@ -8,6 +8,7 @@ import type { Blocker } from './wait-gone.js';
 import { lastStageTouching, objectsToAwait } from './release-objects.js';
 import { strandedReason } from './stage-custom-resources.js';
 import { Inputs, inputSet } from '../config/inputs.js';
+import { helmDriverOf, type PlannedRemoval } from './teardown-result.js';
 
 /** An object a teardown would delete (or leave on purpose). */
 export type DryRunObject = ObjectRef;
@@ -30,7 +31,7 @@ export interface DryRunStage {
    * How each release would be removed (`uninstall-mode`): `namespace`, with the namespaces the
    * stage's end deletes, or `helm` (`helm uninstall`), with why not by namespace.
    */
-  readonly removals: readonly { release: string; method: 'helm' | 'namespace'; reason?: string }[];
+  readonly removals: readonly (PlannedRemoval & { readonly reason?: string })[];
   /**
    * Releases the stage would not uninstall: instances of their CRDs that the snapshot foretells
    * would still be there after their wait (`outlivesDeletion`). Their objects are not deleted
@@ -164,7 +165,10 @@ export function dryRunOf(plan: TeardownPlan, resources: ResourceIndex, inputs: D
       releases: removed,
       removals: removed.map((release) => {
         const r = planned.get(release)!;
-        return r.ok ? { release, method: 'namespace' } : { release, method: 'helm', reason: r.reason };
+        const driver = helmDriverOf(byKey.get(release)!.release);
+        return r.ok
+          ? { release, method: 'namespace', ...driver }
+          : { release, method: 'helm', ...driver, reason: r.reason };
       }),
       skipped: stage.releases.flatMap((k) => (skips.has(k) ? [skips.get(k)!] : [])),
       crdInstances: instances

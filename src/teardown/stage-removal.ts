@@ -13,7 +13,12 @@ import type { ReleaseFacts } from '../plan/release-facts.js';
 import { uninstallBatches, type NamespaceRemoval } from './remove-with-namespace.js';
 import { strandedReason } from './stage-custom-resources.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import type { CrdInstancesOutcome, ReleaseOutcome } from './teardown-result.js';
+import {
+  helmDriverOf,
+  removalWords,
+  type CrdInstancesOutcome,
+  type ReleaseOutcome,
+} from './teardown-result.js';
 import type { AwaitedObject } from './wait-gone.js';
 
 function tail(text: string, lines = 3): string {
@@ -136,13 +141,19 @@ async function helmUninstall(facts: ReleaseFacts, c: StageContext): Promise<Rele
   const t0 = c.clock.now();
   const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
   const durationMs = c.clock.now() - t0;
-  const outcome = { release: facts.key, method: 'helm', helmStatusBefore: before, durationMs } as const;
+  const outcome = {
+    release: facts.key,
+    method: 'helm',
+    ...helmDriverOf(facts.release),
+    helmStatusBefore: before,
+    durationMs,
+  } as const;
   if (r.exitCode === 0) {
     c.ports.log(`uninstalled ${facts.key} (was ${before}) in ${durationMs} ms`);
     return { ...outcome, status: 'uninstalled' };
   }
   const message = tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
-  c.ports.log(`helm uninstall ${facts.key} failed: ${message}`);
+  c.ports.log(`${removalWords(outcome)} ${facts.key} failed: ${message}`);
   return { ...outcome, status: 'failed', message };
 }
 

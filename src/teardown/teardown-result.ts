@@ -5,6 +5,33 @@
 import type { RefusedRequest } from '../cluster/refusal.js';
 import type { NamespaceOutcome } from './namespaces.js';
 import type { Blocker } from './wait-gone.js';
+import type { HelmRelease } from '../helm/release-storage.js';
+
+/** How a release would be removed: by `helm uninstall`, or with its namespaces (`uninstall-mode: auto`). */
+export interface PlannedRemoval {
+  /** `namespace/name`. */
+  readonly release: string;
+  readonly method: 'helm' | 'namespace';
+  /**
+   * `configmap` for a release of Helm's configmap driver (helm finds it only with
+   * `HELM_DRIVER=configmap`); absent for a release stored in Secrets (Helm's default driver).
+   */
+  readonly helmDriver?: 'configmap';
+}
+
+/** Pure: `helmDriver` of a release's removal: `configmap` for a ConfigMap record, absent for a Secret. */
+export function helmDriverOf(release: HelmRelease): Pick<PlannedRemoval, 'helmDriver'> {
+  return release.storage.kind === 'ConfigMap' ? { helmDriver: 'configmap' } : {};
+}
+
+/**
+ * Pure: how a removal is said to a reader: `with its namespace`, `helm uninstall`, or for a
+ * configmap-driver release `HELM_DRIVER=configmap helm uninstall` (the command a user would run).
+ */
+export function removalWords(r: Pick<PlannedRemoval, 'method' | 'helmDriver'>): string {
+  if (r.method === 'namespace') return 'with its namespace';
+  return `${r.helmDriver ? `HELM_DRIVER=${r.helmDriver} ` : ''}helm uninstall`;
+}
 
 /** Outcome of one `helm uninstall`. Durations in ms. */
 export interface ReleaseOutcome {
@@ -20,6 +47,11 @@ export interface ReleaseOutcome {
    * deletes, its other objects deleted by kube-sweep in Helm's uninstall order).
    */
   readonly method: 'helm' | 'namespace';
+  /**
+   * `configmap` when `helm uninstall` ran for a release of Helm's configmap driver (with
+   * `HELM_DRIVER=configmap`); absent for Secrets and for removals without Helm.
+   */
+  readonly helmDriver?: 'configmap';
   readonly helmStatusBefore: string;
   readonly durationMs: number;
   /** Helm's error (last lines of stderr) when it failed. */

@@ -10,6 +10,15 @@ export interface CommandResult {
   readonly cancelled?: boolean;
 }
 
+/** Options of one `CommandRunner.run`. */
+export interface RunOptions {
+  readonly timeoutMs?: number;
+  readonly input?: string;
+  readonly signal?: AbortSignal;
+  /** Variables set for the command on top of this process's environment (e.g. `HELM_DRIVER`). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /**
  * The port for external tools (kind, helm, docker). Tests and the CLI use `execaRunner`;
  * everything else takes a `CommandRunner`.
@@ -17,13 +26,10 @@ export interface CommandResult {
 export interface CommandRunner {
   /**
    * Runs `file` with `args` (no shell). `timeoutMs` kills it after that many ms; `signal`
-   * stops it with SIGTERM when aborted (SIGKILL 2 s later if it is still there).
+   * stops it with SIGTERM when aborted (SIGKILL 2 s later if it is still there); `env` sets
+   * these variables on top of this process's environment (which it overrides).
    */
-  run(
-    file: string,
-    args: readonly string[],
-    options?: { timeoutMs?: number; input?: string; signal?: AbortSignal },
-  ): Promise<CommandResult>;
+  run(file: string, args: readonly string[], options?: RunOptions): Promise<CommandResult>;
   /** Absolute path of `file` on PATH, or undefined. */
   find(file: string): Promise<string | undefined>;
 }
@@ -35,6 +41,8 @@ export const execaRunner: CommandRunner = {
       ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
       ...(options.input !== undefined ? { input: options.input } : {}),
       ...(options.signal ? { cancelSignal: options.signal, forceKillAfterDelay: 2000 } : {}),
+      // execa extends process.env with these (extendEnv defaults to true).
+      ...(options.env ? { env: options.env } : {}),
       stripFinalNewline: false,
     });
     return {
@@ -54,12 +62,12 @@ export const execaRunner: CommandRunner = {
  * code 130 with `cancelled: true` and say why on stderr, without running), and stops the ones
  * running with SIGTERM when `cancel.stopProcesses` is aborted (`run`'s `signal`). Lets a
  * cancelled run end its helm processes cleanly instead of dying under them.
- * @param onStopped told each command that the stop signal ended (file and args).
+ * @param onStopped told each command that the stop signal ended (file, args and the `env` it was given).
  */
 export function cancellableRunner(
   runner: CommandRunner,
   cancel: { readonly signal: AbortSignal; readonly stopProcesses: AbortSignal },
-  onStopped: (file: string, args: readonly string[]) => void = () => {},
+  onStopped: (file: string, args: readonly string[], env?: RunOptions['env']) => void = () => {},
 ): CommandRunner {
   return {
     async run(file, args, options = {}) {
@@ -71,7 +79,7 @@ export function cancellableRunner(
         ? AbortSignal.any([options.signal, cancel.stopProcesses])
         : cancel.stopProcesses;
       const result = await runner.run(file, args, { ...options, signal });
-      if (result.cancelled) onStopped(file, args);
+      if (result.cancelled) onStopped(file, args, options.env);
       return result;
     },
     find: (file) => runner.find(file),

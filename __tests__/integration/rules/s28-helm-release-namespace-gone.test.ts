@@ -75,6 +75,8 @@ test.each([
     const release = `${id}-api`;
     const record = `sh.helm.release.v1.${release}.v1`;
     const clusterRole = `${target}-api-reader`;
+    // What a user types for helm to see this release (a ConfigMap record: HELM_DRIVER=configmap).
+    const helmCommand = driver.kind === 'Secret' ? 'helm ' : 'HELM_DRIVER=configmap helm ';
     const chart = apiChart();
     try {
       await createNamespace(api, gitops);
@@ -112,8 +114,8 @@ test.each([
       const [leftover, found] = mine;
       expect(found!.message).toBe(
         `Helm release ${target}/${release} is recorded as deployed in namespace ${gitops}, but its namespace ${target} ` +
-          'no longer exists: no uninstall ran, so 1 object of it stays, and `helm list -A` still lists it while ' +
-          `\`helm status -n ${target}\` finds nothing`,
+          `no longer exists: no uninstall ran, so 1 object of it stays, and \`${helmCommand}list -A\` still lists it while ` +
+          `\`${helmCommand}status -n ${target}\` finds nothing`,
       );
       expect(found!.evidence).toEqual(
         expect.arrayContaining([
@@ -135,7 +137,7 @@ test.each([
           `kubectl delete ${driver.resource} -n ${gitops} -l owner=helm,name=${release}`,
         ]),
       );
-      expect(found!.remediation.summary).toContain(`Do not run \`helm uninstall -n ${gitops}\``);
+      expect(found!.remediation.summary).toContain(`Do not run \`${helmCommand}uninstall -n ${gitops}\``);
       // Never "the release does not exist" while a record exists.
       for (const f of mine) expect([f.message, ...f.evidence].join('\n')).not.toContain('does not exist:');
       expect(leftover!.message).toContain(

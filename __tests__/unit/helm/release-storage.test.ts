@@ -2,11 +2,13 @@ import { gzipSync } from 'node:zlib';
 import {
   currentReleases,
   decodeRelease,
+  helmDriver,
+  helmDriverPrefix,
   maxDecodedReleaseBytes,
   ReleaseDecodeError,
   type HelmRelease,
 } from '../../../src/helm/release-storage.js';
-import { recordedRelease } from '../support/fixtures.js';
+import { recordedRecord, recordedRelease } from '../support/fixtures.js';
 
 test.each(['helm3', 'helm4'])('decodes the operator release stored by %s', (helm) => {
   const r = recordedRelease(`${helm}-operator.json`);
@@ -200,4 +202,38 @@ test('names, namespaces and apiVersions Kubernetes writes are accepted', () => {
   expect(decodeRelease(encoded({ ...valid, manifest }), 'pr-1/sh.helm.release.v1.web.v1').manifest).toBe(
     manifest,
   );
+});
+
+test('decodes a configmap-driver record (Helm 4): its data holds the Helm encoding without the API base64', () => {
+  const r = recordedRelease('helm4-configmap-modes.json');
+  expect(r).toMatchObject({
+    name: 'modes',
+    namespace: 'fixture-configmap',
+    revision: 1,
+    status: 'deployed',
+    storage: { kind: 'ConfigMap', name: 'sh.helm.release.v1.modes.v1' },
+  });
+  expect(r.manifest).toContain('kind: ClusterRole');
+  expect(recordedRelease('helm4-app.json').storage).toEqual({
+    kind: 'Secret',
+    name: 'sh.helm.release.v1.app.v1',
+  });
+});
+
+test('a ConfigMap record read as a Secret does not decode, and a bad one is named as a ConfigMap', () => {
+  const cm = recordedRecord('helm4-configmap-modes.json');
+  const name = 'fixture-configmap/sh.helm.release.v1.modes.v1';
+  expect(() => decodeRelease(cm.data.release, name)).toThrow(/^release Secret .* could not be decoded/);
+  expect(() => decodeRelease('%%% not base64 of gzip %%%', name, { kind: 'ConfigMap' })).toThrow(
+    /^release ConfigMap fixture-configmap\/sh\.helm\.release\.v1\.modes\.v1 could not be decoded: /,
+  );
+  const elsewhere = Buffer.from(encoded({ ...valid, namespace: 'pr-7' }), 'base64').toString('utf8');
+  expect(() => decodeRelease(elsewhere, 'pr-1/sh.helm.release.v1.web.v1', { kind: 'ConfigMap' })).toThrow(
+    /names namespace pr-7, but its ConfigMap is stored in namespace pr-1/,
+  );
+});
+
+test('helmDriver and helmDriverPrefix: configmap for ConfigMap records, the default for Secrets', () => {
+  expect([helmDriver('Secret'), helmDriver('ConfigMap')]).toEqual(['secret', 'configmap']);
+  expect([helmDriverPrefix('Secret'), helmDriverPrefix('ConfigMap')]).toEqual(['', 'HELM_DRIVER=configmap ']);
 });

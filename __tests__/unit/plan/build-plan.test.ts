@@ -413,3 +413,30 @@ describe('objects outside the scope must be the release’s own (release-reach.t
     ]);
   });
 });
+
+test('a release with records in both drivers is refused when the teardown would take it, not otherwise', () => {
+  const conflict = {
+    namespace: 'fixture-helm4',
+    name: 'web',
+    message: 'release web has records of both drivers',
+  };
+  expect(plan({ storageConflicts: [conflict] }).refusals).toEqual([
+    'release web has records of both drivers',
+  ]);
+  // Named by the releases input, its namespace out of scope: refused too (and not said to be missing).
+  const named = plan({
+    scope: scope([]),
+    releaseRefs: [{ namespace: 'fixture-helm4', name: 'web' }],
+    storageConflicts: [conflict],
+  });
+  expect(named.refusals).toEqual(['release web has records of both drivers']);
+  expect(named.warnings).toEqual([]);
+  // Only another release of that namespace is named, and the namespace is out of scope: not in the teardown.
+  expect(
+    plan({
+      scope: scope([]),
+      releaseRefs: [{ namespace: 'fixture-helm4', name: 'app' }],
+      storageConflicts: [conflict],
+    }).refusals,
+  ).toEqual([]);
+});

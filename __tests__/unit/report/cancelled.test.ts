@@ -65,3 +65,13 @@ test('a run cancelled before anything was deleted says so', () => {
   );
   expect(commandText('kind', ['delete', 'cluster'])).toBe('kind delete cluster');
 });
+
+test('a stopped helm of a configmap-driver release is shown with HELM_DRIVER=configmap; Helm’s default driver is not shown', () => {
+  const args = ['uninstall', '--namespace', 'pr-1', '--kubeconfig', '/tmp/k', '--', 'web'];
+  expect(commandText('/usr/bin/helm', args, { HELM_DRIVER: 'configmap' })).toBe(
+    'HELM_DRIVER=configmap helm uninstall --namespace pr-1 -- web',
+  );
+  expect(commandText('/usr/bin/helm', args, { HELM_DRIVER: 'secret' })).toBe(
+    'helm uninstall --namespace pr-1 -- web',
+  );
+});

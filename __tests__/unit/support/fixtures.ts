@@ -2,11 +2,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeRelease, type HelmRelease } from '../../../src/helm/release-storage.js';
 
-/** A release Secret recorded from the local control plane (__tests__/fixtures/helm), decoded. */
+/** A release record recorded from the local control plane (__tests__/fixtures/helm), as stored. */
+export function recordedRecord(file: string): {
+  kind: 'Secret' | 'ConfigMap';
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  data: { release: string };
+} {
+  return JSON.parse(readFileSync(join(process.cwd(), '__tests__/fixtures/helm', file), 'utf8')) as ReturnType<
+    typeof recordedRecord
+  >;
+}
+
+/** A release record (a Secret, or a ConfigMap of the configmap driver) recorded from the local control plane, decoded. */
 export function recordedRelease(file: string): HelmRelease {
-  const secret = JSON.parse(readFileSync(join(process.cwd(), '__tests__/fixtures/helm', file), 'utf8')) as {
-    metadata: { name: string; namespace: string };
-    data: { release: string };
-  };
-  return decodeRelease(secret.data.release, `${secret.metadata.namespace}/${secret.metadata.name}`);
+  const record = recordedRecord(file);
+  return decodeRelease(record.data.release, `${record.metadata.namespace}/${record.metadata.name}`, {
+    kind: record.kind,
+  });
 }

@@ -1,9 +1,13 @@
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
+import { renderBlastRadius } from '../../../src/report/markdown.js';
 import { blastRadiusOf } from '../../../src/teardown/blast-radius.js';
+import { dryRunOf } from '../../../src/teardown/dry-run.js';
+import { removalWords } from '../../../src/teardown/teardown-result.js';
 import { deleteNamespaceContent } from '../../../src/teardown/namespace-content.js';
 import { recordedRelease } from '../support/fixtures.js';
-import { helm4Resources } from '../support/served-resources.js';
+import { helm4Resources, served } from '../support/served-resources.js';
+import { resourceIndex } from '../../../src/teardown/resource-index.js';
 
 const resources = helm4Resources;
 
@@ -96,4 +100,55 @@ test('a protected namespace is never emptied: no request is sent for it', async 
   expect(paths).toEqual(['/api/v1/namespaces/pr-1/configmaps']);
   expect(failures).toEqual(['kube-extra: protected, not emptied', 'vault: protected, not emptied']);
   expect(refusals).toEqual([]);
+});
+
+test('a configmap-driver release is marked helmDriver configmap in the blast radius and the dry run, and said with HELM_DRIVER=configmap', () => {
+  const modes = recordedRelease('helm4-configmap-modes.json');
+  const configMapPlan = buildPlan({
+    scope: { namespaces: ['fixture-configmap'], protectedMatched: [], unmatchedPatterns: [] },
+    releaseRefs: [],
+    foundReleases: [modes, { ...recordedRelease('helm4-app.json'), namespace: 'fixture-configmap' }],
+    userOrder: [],
+    deleteNamespaces: true,
+    resourceOf: (group, kind) => resources(group, kind)?.resource,
+    namespacedOf: (group, kind) => resources(group, kind)?.namespaced,
+    instancesOf: () => [],
+  });
+  const helm = blastRadiusOf(configMapPlan, resources, 'helm');
+  expect(helm.releases).toEqual([
+    { release: 'fixture-configmap/app', method: 'helm' },
+    { release: 'fixture-configmap/modes', method: 'helm', helmDriver: 'configmap' },
+  ]);
+  expect(helm.releases.map(removalWords)).toEqual(['helm uninstall', 'HELM_DRIVER=configmap helm uninstall']);
+  expect(renderBlastRadius(helm).join('\n')).toContain(
+    '`fixture-configmap/modes` (HELM\\_DRIVER=configmap helm uninstall)',
+  );
+  // Alone in its namespace (app's Widgets are not served here, so app would keep it on Helm).
+  const alone = buildPlan({
+    scope: { namespaces: ['fixture-configmap'], protectedMatched: [], unmatchedPatterns: [] },
+    releaseRefs: [],
+    foundReleases: [modes],
+    userOrder: [],
+    deleteNamespaces: true,
+    resourceOf: (group, kind) => resources(group, kind)?.resource,
+    namespacedOf: (group, kind) => resources(group, kind)?.namespaced,
+    instancesOf: () => [],
+  });
+  const withRbac = resourceIndex([
+    served('', 'v1', 'configmaps', 'ConfigMap', true),
+    served('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
+  ]);
+  const auto = blastRadiusOf(alone, withRbac, 'auto');
+  expect(auto.releases.map((r) => [r.release, removalWords(r), r.helmDriver])).toEqual([
+    ['fixture-configmap/modes', 'with its namespace', 'configmap'],
+  ]);
+  const dry = dryRunOf(configMapPlan, resources, {
+    failedGroupVersions: new Set(),
+    instancesOf: () => [],
+    uninstallMode: 'helm',
+  });
+  expect(dry.stages.flatMap((s) => s.removals).map((r) => [r.release, r.method, r.helmDriver])).toEqual([
+    ['fixture-configmap/app', 'helm', undefined],
+    ['fixture-configmap/modes', 'helm', 'configmap'],
+  ]);
 });
