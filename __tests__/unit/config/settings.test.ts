@@ -120,14 +120,11 @@ const badInputs: [Partial<Record<InputName, string>>, InputName, RegExp][] = [
     '- {name: "*"}',
     '- {kind: "?*", namespace: "**"}',
     '- {code: StuckFinalizer}\n- {name: "*"}',
-  ].map(
-    (ignore) =>
-      [
-        { mode: 'scan', ignore },
-        'ignore',
-        /has only patterns with no literal character \(.*\), so it would hide every finding/,
-      ] as const,
-  ),
+  ].map((ignore): [Partial<Record<InputName, string>>, InputName, RegExp] => [
+    { mode: 'scan', ignore },
+    'ignore',
+    /has only patterns with no literal character \(.*\), so it would hide every finding/,
+  ]),
   [{ mode: 'scan', ignore: '- {selector: "a in (b"}' }, 'ignore', /entry 1 has selector 'a in \(b'/],
   [
     { namespaces: '!pr-1' },

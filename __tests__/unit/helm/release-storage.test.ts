@@ -68,7 +68,7 @@ const aliasBomb = [
 
 const valid = { name: 'web', namespace: 'pr-1', version: 1, info: { status: 'deployed' }, manifest: '' };
 
-test.each([
+test.each<readonly [string, unknown, RegExp]>([
   [
     'a name with a line break and a workflow command',
     { ...valid, name: 'x\n::add-mask::y' },
