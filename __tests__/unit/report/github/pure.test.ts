@@ -136,7 +136,7 @@ test('an annotation shows the bidi, zero-width and line-break characters of clus
   const [a] = annotationsOf([hostile], '.github/workflows/pr-env.yml');
   expect(a!.title).toBe('HelmLeftover: ConfigMap ns\\u2066/cm\\u202eevil\\u200b\\nverdict: clean');
   expect(a!.message).toContain('claims release x\\u2028y\\ufeff');
-  expect(a!.raw_details.split('\n')[0]).toBe('meta.helm.sh/release-name: x\\r\\n\\u061cz');
+  expect(a!.raw_details!.split('\n')[0]).toBe('meta.helm.sh/release-name: x\\r\\n\\u061cz');
   for (const text of [a!.title, a!.message, a!.raw_details])
     expect(text).not.toMatch(/[\r\u2028\u061c\u200b\u202e\u2066\ufeff]/);
 });
