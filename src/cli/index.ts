@@ -9,6 +9,7 @@ import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js
 import { removalWords } from '../teardown/teardown-result.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
+import { showInvisible } from '../util/show-invisible.js';
 import { cleanupOnSignal } from '../util/signal-cleanup.js';
 import { inFaceTermsDeep, inFlagTerms } from '../report/face.js';
 import { textBaseline } from '../report/baseline-markdown.js';
@@ -66,6 +67,15 @@ function kindCleanup(keep: boolean, info: (line: string) => void, warning: (line
   };
 }
 
+/**
+ * Pure: one line for stderr, `prefix` then `message` in flag terms with its line breaks and
+ * other invisible characters shown as escapes (`showInvisible`): a progress line or warning
+ * that quotes cluster text stays one line that reads as what it is.
+ */
+function stderrLine(prefix: string, message: string): string {
+  return `${prefix}${showInvisible(inFlagTerms(message))}\n`;
+}
+
 /** Pure: the exit code of a report (0 done, 1 leftovers, 2 could not run). */
 export function exitCodeOf(report: Report): number {
   if (report.verdict === 'error') return 2;
@@ -98,7 +108,13 @@ function textRootCauses(report: Report): string[] {
   return out;
 }
 
-/** Pure: the report as plain text for a terminal (no markdown), root causes first. */
+/**
+ * Pure: the report as plain text for a terminal (no markdown), root causes first. Each line is
+ * built as one entry, so a line break inside one came from a value (an object name, a message):
+ * every entry passes `showInvisible`, which shows its line breaks (`\n`, `\u2028`…) and its
+ * bidi, zero-width and control characters as escapes. No value can print a line of its own
+ * (a forged `verdict: clean`) or read as other text.
+ */
 export function text(report: Report): string {
   const out = [`verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
@@ -130,7 +146,7 @@ export function text(report: Report): string {
   }
   if (report.findings?.length)
     out.push('every finding with its evidence and remedy: --output markdown or --output json');
-  return out.join('\n') + '\n';
+  return out.map((line) => showInvisible(line)).join('\n') + '\n';
 }
 
 /** The blast radius, first in a plan or dry run: every namespace, release and object outside them. */
@@ -208,14 +224,15 @@ function settingsFromFlags(
  * @returns the report, with its `github` section when it was published.
  */
 async function runSweep(settings: Settings, err: (s: string) => void): Promise<Report> {
-  const progress = (line: string) => err(`• ${inFlagTerms(line)}\n`);
-  const kind = kindCleanup(settings.kind.keep, progress, (line) => err(`! ${inFlagTerms(line)}\n`));
+  const progress = (line: string) => err(stderrLine('• ', line));
+  const warning = (line: string) => err(stderrLine('! ', line));
+  const kind = kindCleanup(settings.kind.keep, progress, warning);
   let report = await execute(settings, {
     onKindCluster: kind.created,
     info: progress,
-    warning: (line) => err(`! ${inFlagTerms(line)}\n`),
+    warning,
     group: async (title, fn) => {
-      err(`▸ ${inFlagTerms(title)}\n`);
+      err(stderrLine('▸ ', title));
       return fn();
     },
     commands: execaRunner,
@@ -235,7 +252,7 @@ async function runSweep(settings: Settings, err: (s: string) => void): Promise<R
         env: process.env,
         info: progress,
         notice: progress,
-        warning: (line) => err(`! ${inFlagTerms(line)}\n`),
+        warning,
         setSecret: () => {},
       },
     );

@@ -1,4 +1,4 @@
-import { escapeLogStream, showTerminalControls } from '../util/log-escape.js';
+import { escapeLogStream } from '../util/log-escape.js';
 import { main } from './index.js';
 
 /**
@@ -6,8 +6,8 @@ import { main } from './index.js';
  * npm entry (cli-main.ts, after the relaunch) and the single executable (sea.ts).
  * A reader that goes away (`kube-sweep teardown ... | head -1`) must not stop a teardown halfway:
  * writes to a closed pipe are dropped, the run finishes and its exit code still tells. Every
- * write passes `showTerminalControls` (no escape sequence from cluster text reaches the
- * terminal) and `escapeLogStream` (no line of cluster text can start a workflow command).
+ * write passes `escapeLogStream`: no control, bidi or zero-width character from cluster text
+ * reaches the terminal raw, and no line of cluster text can start a workflow command.
  * @returns the exit code (0 done, 1 leftovers, 2 could not run; see main in index.ts).
  */
 export async function runCliProcess(): Promise<number> {
@@ -19,7 +19,7 @@ export async function runCliProcess(): Promise<number> {
   return main(
     process.argv.slice(2),
     // Both streams reach the runner log when the CLI runs in a workflow step.
-    (s) => process.stdout.write(escapeLogStream(showTerminalControls(s))),
-    (s) => process.stderr.write(escapeLogStream(showTerminalControls(s))),
+    (s) => process.stdout.write(escapeLogStream(s)),
+    (s) => process.stderr.write(escapeLogStream(s)),
   );
 }

@@ -25,7 +25,8 @@ export interface FindingParts {
 
 /**
  * Pure: a Finding of `code` from rule `rule`. Every remedy line passes `showableCommands`: one
- * that holds a line break or control character is replaced by a line saying why it is not shown.
+ * that holds a line break, control, bidi or zero-width character is replaced by a line saying
+ * why it is not shown.
  */
 export function buildFinding(
   rule: string,

@@ -4,8 +4,8 @@
  * User/Group subject names are not validated at all. So every command is built as a list of
  * words and printed by `command`, which quotes each one (POSIX single quotes,
  * src/util/shell-quote.ts); values inside a JSON patch are built as JSON and the patch is quoted
- * as one word. A line that would hold a line break or control character is not printed
- * (`showableCommands`, applied to every finding by `buildFinding`).
+ * as one word. A line that would hold a line break, control, bidi or zero-width character is
+ * not printed (`showableCommands`, applied to every finding by `buildFinding`).
  */
 import type { ObjectMetadata } from '../inventory/types.js';
 import { shellCommand, unshowableCharacter } from '../util/shell-quote.js';
@@ -95,8 +95,8 @@ export const notShownPrefix = '# not shown:';
 
 /**
  * Pure: `lines` with every line that holds a character that cannot be shown safely (a line
- * break, a control character: `unshowableCharacter`) replaced by a `# not shown:` line that
- * says why. Such a value would end the line inside a markdown code block, and a pasted comment
+ * break, a control, bidi or zero-width character: `unshowableCharacter`) replaced by a
+ * `# not shown:` line that says why. Such a value would end the line inside a markdown code block, and a pasted comment
  * would run what follows its line break; quoting cannot make that safe to read.
  */
 export function showableCommands(lines: readonly string[]): string[] {
@@ -105,7 +105,7 @@ export function showableCommands(lines: readonly string[]): string[] {
     if (bad === undefined) return line;
     const what = line.startsWith('#') ? 'a comment' : 'a command';
     return (
-      `${notShownPrefix} ${what} here names a value with character ${bad} (a line break or control character) ` +
+      `${notShownPrefix} ${what} here names a value with character ${bad} (a line break, control, bidi or zero-width character) ` +
       'that cannot be shown safely; read the object with kubectl get -o json and act on it by hand'
     );
   });

@@ -1,3 +1,5 @@
+import { invisibleCharacterClass } from './show-invisible.js';
+
 /**
  * POSIX shell quoting for the command lines kube-sweep prints (remedies in findings, the
  * summary, the PR comment, the check run, the CLI). Every value that came from the cluster or
@@ -34,13 +36,14 @@ export function shellCommand(words: readonly string[]): string {
 }
 
 /**
- * Characters that must never appear in a printed command line or comment, even quoted: C0
- * controls (line feed, carriage return, escape, tab…), DEL, C1 controls, the Unicode line and
- * paragraph separators, and the bidirectional controls (which can make a line read as something
- * other than what the shell runs: CVE-2021-42574 "Trojan Source").
+ * Characters that must never appear in a printed command line or comment, even quoted: every
+ * invisible character of util/show-invisible.ts, tab included (controls such as line feed,
+ * carriage return and escape; the Unicode line and paragraph separators; the bidi and
+ * zero-width format characters, which can make a line read as something other than what the
+ * shell runs: CVE-2021-42574 "Trojan Source"). The summary's code block would show them as
+ * escapes, which would alter the command, so such a command is not printed at all.
  */
-// eslint-disable-next-line no-control-regex
-const unshowable = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+const unshowable = new RegExp(`[${invisibleCharacterClass}]`, 'u');
 
 /**
  * Pure: the first character of `text` that cannot be shown safely in a printed command (see

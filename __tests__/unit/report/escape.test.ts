@@ -31,3 +31,27 @@ test('a code block shows every command exactly: its fence is longer than any bac
   expect(block).toEqual(['````sh', ...lines, '````']);
   expect(codeBlock('sh', ['kubectl get x'])).toEqual(['```sh', 'kubectl get x', '```']);
 });
+
+/** One character of each class that can make text read as other text, with its shown escape. */
+const invisible: [string, string][] = [
+  ['\u202e', '\\u202e'],
+  ['\u2067', '\\u2067'],
+  ['\u200f', '\\u200f'],
+  ['\u061c', '\\u061c'],
+  ['\u200b', '\\u200b'],
+  ['\u2060', '\\u2060'],
+  ['\ufeff', '\\ufeff'],
+  ['\u001b', '\\u001b'],
+  ['\u0085', '\\u0085'],
+  ['\u2028', '\\u2028'],
+];
+
+test.each(invisible.map(([c, escape]) => [escape, c]))(
+  'escapeMarkdown, codeSpan and codeBlock show %s',
+  (escape, c) => {
+    // In markdown text the backslash is escaped (`\\u202e` reads `\u202e`); in code it is literal.
+    expect(escapeMarkdown(`status ${c}deployed`)).toBe(`status \\${escape}deployed`);
+    expect(codeSpan(`evil${c}name`)).toBe(`\`evil${escape}name\``);
+    expect(codeBlock('sh', [`kubectl get ${c}x`])).toEqual(['```sh', `kubectl get ${escape}x`, '```']);
+  },
+);

@@ -37,7 +37,7 @@ const hostileNames = [
   `\\'"\\"$HOME!#~{a,b}<>()`,
 ];
 /** Names that can only be shown as "not shown". */
-const unshowableNames = [`x\ntouch ${canary}`, 'a\rb', 'esc\u001b[31m', 'bidi\u202eb'];
+const unshowableNames = [`x\ntouch ${canary}`, 'a\rb', 'esc\u001b[31m', 'bidi\u202eb', 'zero\u200bwidth'];
 const marker = 'zzmarker0';
 
 /** Pure: `data` with `from` replaced by `to` in every string (a whole string, or inside when `from` is distinctive). */

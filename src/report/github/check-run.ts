@@ -2,6 +2,7 @@ import type { Finding } from '../../rules/findings.js';
 import type { Severity } from '../../rules/severity.js';
 import { fitMarkdown } from '../markdown.js';
 import type { Report, Verdict } from '../report.js';
+import { showInvisible } from '../../util/show-invisible.js';
 import type { GitHubContext } from './context.js';
 import type { Octokit } from './octokit.js';
 
@@ -68,7 +69,9 @@ function objectText(f: Finding): string {
  * Pure: one annotation per finding, on line 1 of `path` (findings are about the cluster, not
  * about a file; the workflow file is the natural anchor). Severity error → failure, warning →
  * warning, info → notice. The title and message name the code and the object; raw_details
- * carries the evidence and the remedy.
+ * carries the evidence and the remedy, a line each. They are plain text from the cluster: each
+ * passes `showInvisible` (bidi, zero-width and control characters, and line breaks inside a
+ * value, shown as escapes: `\u202e`, `\n`).
  */
 export function annotationsOf(findings: readonly Finding[], path: string): Annotation[] {
   return findings.map((f) => {
@@ -77,14 +80,19 @@ export function annotationsOf(findings: readonly Finding[], path: string): Annot
       '',
       `Remedy: ${f.remediation.summary}`,
       ...f.remediation.commands.map((c) => `  ${c}`),
-    ].join('\n');
+    ]
+      .map((line) => showInvisible(line))
+      .join('\n');
     return {
       path,
       start_line: 1,
       end_line: 1,
       annotation_level: levels[f.severity],
-      title: cutText(`${f.code}: ${objectText(f)}`, checkRunLimits.annotationTitle),
-      message: cutText(`${f.code} ${objectText(f)}: ${f.message}`, checkRunLimits.annotationText),
+      title: cutText(showInvisible(`${f.code}: ${objectText(f)}`), checkRunLimits.annotationTitle),
+      message: cutText(
+        showInvisible(`${f.code} ${objectText(f)}: ${f.message}`),
+        checkRunLimits.annotationText,
+      ),
       raw_details: cutText(details, checkRunLimits.annotationText),
     };
   });

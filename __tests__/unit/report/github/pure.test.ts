@@ -144,6 +144,22 @@ test('findings become annotations on the workflow file, severity mapped, in batc
   expect(batches([], 50)).toEqual([]);
 });
 
+test('an annotation shows the bidi, zero-width and line-break characters of cluster text as escapes', () => {
+  const name = 'cm\u202eevil\u200b\nverdict: clean';
+  const hostile = {
+    ...finding(0, 'error'),
+    object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns\u2066', name },
+    message: `claims release x\u2028y\ufeff`,
+    evidence: [`meta.helm.sh/release-name: x\r\n\u061cz`],
+  } as Finding;
+  const [a] = annotationsOf([hostile], '.github/workflows/pr-env.yml');
+  expect(a!.title).toBe('HelmLeftover: ConfigMap ns\\u2066/cm\\u202eevil\\u200b\\nverdict: clean');
+  expect(a!.message).toContain('claims release x\\u2028y\\ufeff');
+  expect(a!.raw_details!.split('\n')[0]).toBe('meta.helm.sh/release-name: x\\r\\n\\u061cz');
+  for (const text of [a!.title, a!.message, a!.raw_details])
+    expect(text).not.toMatch(/[\r\u2028\u061c\u200b\u202e\u2066\ufeff]/);
+});
+
 test('texts are cut to the byte limit without splitting a character', () => {
   expect(cutText('abc', 10)).toBe('abc');
   const cut = cutText('é'.repeat(100), 11);
