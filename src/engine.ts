@@ -4,7 +4,7 @@ import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
 import { findReleases } from './helm/discover-releases.js';
 import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
-import { collectInventory } from './inventory/collect.js';
+import { collectInventory, listedGroupOf } from './inventory/collect.js';
 import { configMapRecordNamespaces } from './inventory/helm-records.js';
 import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
@@ -360,7 +360,8 @@ function liveObjectIndex(inventory: Inventory): LiveObjectLookup {
     index ??= new Map(
       inventory.objects.map((o) => [key(groupOf(o.apiVersion), o.kind, o.namespace, o.name), o]),
     );
-    return index.get(key(group, kind, namespace, name));
+    // An events.k8s.io Event is listed as a core Event (collect.ts `listedGroupOf`).
+    return index.get(key(listedGroupOf(group, kind), kind, namespace, name));
   };
 }
 

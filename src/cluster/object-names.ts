@@ -6,6 +6,9 @@
  * sends one either.
  */
 
+/** A UTF-16 surrogate without its pair: no UTF-8 for it, and `encodeURIComponent` throws on it. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Names a path segment may not be, and text it may not contain (k8s.io/apimachinery pkg/api/validate/content/path.go `IsPathSegmentName`). */
 const notNames = new Set(['.', '..']);
 const notInNames = ['/', '%'];
@@ -18,6 +21,7 @@ const notInNames = ['/', '%'];
  */
 export function objectNameProblem(name: string): string | undefined {
   if (name === '') return 'it is empty';
+  if (loneSurrogate.test(name)) return 'it is not valid Unicode (a lone surrogate)';
   if (notNames.has(name)) return `it is '${name}', which a path resolves away`;
   const bad = notInNames.find((c) => name.includes(c));
   return bad === undefined ? undefined : `it contains '${bad}'`;
@@ -54,14 +58,22 @@ export function isKindName(kind: string): boolean {
 }
 
 /**
+/** One path segment of RFC 3986 `pchar`s: unreserved, percent-encoded, sub-delims, `:` and `@`. */
+const pathCharacters = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*$/;
+
+/**
  * Pure: why the path of an API request is unsafe to send, or undefined when it is not: every
- * segment after the leading `/` must be non-empty and, decoded, neither `.` nor `..` nor
- * holding `/` or `%` (which would address another object or the collection). The last line of
+ * segment after the leading `/` must be of RFC 3986 path characters (anything else
+ * percent-encoded), non-empty and, decoded, neither `.` nor `..` nor holding `/` or `%` (which
+ * would address another object or the collection). The last line of
  * defence for names that reach a path without `objectNameProblem`.
  */
 export function requestPathProblem(path: string): string | undefined {
   if (!path.startsWith('/')) return 'it does not start with /';
   for (const segment of path.slice(1).split('/')) {
+    // RFC 3986 `pchar` only: a `\`, `?`, `#`, a space or a control character would be read as
+    // another separator, a query or a fragment (every caller percent-encodes names).
+    if (!pathCharacters.test(segment)) return 'a segment holds a character a path must percent-encode';
     let decoded: string;
     try {
       decoded = decodeURIComponent(segment);

@@ -101,14 +101,48 @@ export function yamlDocumentsByReference(text: string): YamlDocuments {
 }
 
 /**
+ * Helm's document separator (helm.sh/helm/v3 pkg/releaseutil/manifest.go `sep`, the same in v4
+ * pkg/release/v1/util): every line that starts with `---`, whatever follows on it, with the
+ * whitespace around it.
+ */
+const helmSeparator = /(?:^|\s*\n)---\s*/;
+
+/**
+ * Pure: the documents of a release manifest read as Helm reads it: split first at every line that
+ * starts with `---` (`SplitManifests`: the text trimmed, each piece trimmed, empty pieces dropped),
+ * then each piece read as YAML (`yamlDocuments`). A YAML reading of the whole text can differ: in
+ * `---#x: "` followed by indented lines, YAML sees one mapping whose key starts with `---`, while
+ * Helm 3 sees a new document, a comment and a second object, and uninstalls it. Reading the pieces
+ * makes kube-sweep judge the objects Helm deletes. A piece that holds more than one YAML document
+ * (after a `...` end marker) is invalid: Helm reads only one.
+ */
+export function helmManifestDocuments(text: string): YamlDocuments {
+  const pieces = text
+    .trim()
+    .split(helmSeparator)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const documents: unknown[] = [];
+  for (const [index, piece] of pieces.entries()) {
+    const read = yamlDocuments(piece);
+    if ('invalid' in read) return { invalid: { index, message: read.invalid.message } };
+    const present = read.documents.filter((d) => d !== null && d !== undefined);
+    if (present.length > 1)
+      return { invalid: { index, message: 'it holds more than one YAML document, of which Helm reads one' } };
+    documents.push(present[0] ?? null);
+  }
+  return { documents };
+}
+
+/**
  * Pure: parses a multi-document manifest (`---` separated, Helm's `# Source:` comments
- * allowed) into objects (`yamlDocuments`). Empty documents and `List` wrappers are handled as
+ * allowed) into objects, its documents split as Helm splits them (`helmManifestDocuments`). Empty documents and `List` wrappers are handled as
  * kubectl does (items of a List are objects of their own).
  * @param origin names the release or file, for error messages
  * @throws ManifestParseError for invalid YAML (and for aliases expanded past `yaml`'s cap)
  */
 export function parseManifest(text: string, origin: string): ManifestObject[] {
-  const read = yamlDocuments(text);
+  const read = helmManifestDocuments(text);
   if ('invalid' in read)
     throw new ManifestParseError(
       `${origin}: document ${read.invalid.index + 1} is not valid YAML: ${read.invalid.message}`,

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { isApiVersion, isKindName, isNamespaceName, objectNameProblem } from '../cluster/object-names.js';
-import { yamlDocuments } from './manifest.js';
+import { helmManifestDocuments } from './manifest.js';
 
 /**
  * Release statuses Helm records (helm.sh/helm/v3 pkg/release/status.go; the same in v4).
@@ -167,13 +167,43 @@ function objectProblem(value: unknown, where: string, depth = 0): string | undef
   const ns = o.metadata.namespace;
   if (ns !== undefined && ns !== null && ns !== '' && (typeof ns !== 'string' || !isNamespaceName(ns)))
     return `${where} has a metadata.namespace that is not a namespace name`;
+  if (o.kind === 'CustomResourceDefinition') return crdProblem(o as CrdShape, o.metadata.name, where);
+  return undefined;
+}
+
+interface CrdShape {
+  spec?: { group?: unknown; names?: { plural?: unknown; kind?: unknown } };
+}
+
+/**
+ * Pure: what makes a CustomResourceDefinition one the API server would not accept, or undefined.
+ * Its group must be a DNS subdomain with at least one dot, its plural a DNS-1035 label, its kind a
+ * kind, and its name `<plural>.<group>` (k8s.io/apiextensions-apiserver
+ * pkg/apis/apiextensions/validation/validation.go). The plan deletes a shipped CRD's instances in
+ * the scope first: a forged one of group '' and plural `configmaps` would delete every ConfigMap.
+ */
+function crdProblem(o: CrdShape, name: string, where: string): string | undefined {
+  const group = o.spec?.group;
+  const plural = o.spec?.names?.plural;
+  const kind = o.spec?.names?.kind;
+  if (
+    typeof group !== 'string' ||
+    !group.includes('.') ||
+    !isApiVersion(`${group}/v1`) ||
+    typeof plural !== 'string' ||
+    !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(plural) ||
+    typeof kind !== 'string' ||
+    !isKindName(kind) ||
+    name !== `${plural}.${group}`
+  )
+    return `${where} is a CustomResourceDefinition the API server would not accept (group with a dot, plural, kind, name <plural>.<group>)`;
   return undefined;
 }
 
 /** Pure: what makes a manifest not one Helm could have rendered, or undefined when its shape is sound. */
 function manifestProblem(manifest: unknown, what: string): string | undefined {
   if (typeof manifest !== 'string') return `its ${what} is not text`;
-  const read = yamlDocuments(manifest);
+  const read = helmManifestDocuments(manifest);
   if ('invalid' in read) return `document ${read.invalid.index + 1} of its ${what} is not valid YAML`;
   for (const [index, value] of read.documents.entries()) {
     const problem = objectProblem(value, `document ${index + 1} of its ${what}`);
@@ -269,10 +299,20 @@ export function decodeRelease(
           : 'it is not base64 of gzipped JSON';
     throw new ReleaseDecodeError(`release ${kind} ${secretName} could not be decoded: ${why}`);
   }
-  const problem = releaseRecordProblem(stored, secretName, validation);
+  const files = stored.chart?.files ?? [];
+  const crdFiles = (Array.isArray(files) ? files : [])
+    .filter(
+      (f) => typeof f?.name === 'string' && f.name.startsWith('crds/') && /\.(ya?ml|json)$/.test(f.name),
+    )
+    .map((f) => ({
+      name: f.name,
+      yaml: Buffer.from(typeof f.data === 'string' ? f.data : '', 'base64').toString('utf8'),
+    }));
+  const problem =
+    releaseRecordProblem(stored, secretName, validation) ??
+    crdFiles.map((f) => manifestProblem(f.yaml, 'chart file crds/…')).find((p) => p);
   if (problem)
     throw new ReleaseDecodeError(`release ${kind} ${secretName} is not a valid Helm release: ${problem}`);
-  const files = stored.chart?.files ?? [];
   return {
     name: stored.name ?? '',
     namespace: stored.namespace ?? '',
@@ -282,9 +322,7 @@ export function decodeRelease(
     lastDeployed: stored.info?.last_deployed ?? '',
     chart: { name: stored.chart?.metadata?.name ?? '', version: stored.chart?.metadata?.version ?? '' },
     manifest: stored.manifest ?? '',
-    crdFiles: files
-      .filter((f) => f.name.startsWith('crds/') && /\.(ya?ml|json)$/.test(f.name))
-      .map((f) => ({ name: f.name, yaml: Buffer.from(f.data ?? '', 'base64').toString('utf8') })),
+    crdFiles,
     hooks: (stored.hooks ?? []).map((h) => ({
       name: h.name ?? '',
       kind: h.kind ?? '',

@@ -48,6 +48,19 @@ export interface CollectOptions {
  */
 export const sameStorageAs: ReadonlyMap<string, string> = new Map([['events.k8s.io/events', '/events']]);
 
+/** `sameStorageAs` by kind: `group/Kind` of an alias → the group its objects are listed under. */
+const listedGroupByKind: ReadonlyMap<string, string> = new Map([['events.k8s.io/Event', '']]);
+
+/**
+ * Pure: the API group under which the snapshot holds objects of `group`'s `kind`: the group itself,
+ * or for a group that serves another's storage (`sameStorageAs`), that other group
+ * (events.k8s.io Event → core). A lookup of a manifest's object in the snapshot must use it, or
+ * an events.k8s.io Event is never found (and never judged) although it exists.
+ */
+export function listedGroupOf(group: string, kind: string): string {
+  return listedGroupByKind.get(`${group}/${kind}`) ?? group;
+}
+
 /**
  * Resources (`group/resource`) whose list reads nothing stored: a ComponentStatus list makes the
  * API server probe etcd, the scheduler and the controller manager on the spot and answer with

@@ -15,6 +15,7 @@ import { auditMark, toolMutationsSince } from '../support/audit.js';
 import { recordOf, releaseSecret } from '../support/release-records.js';
 import {
   adminApi,
+  clusterEnv,
   createNamespace,
   deleteIfPresent,
   getOrUndefined,
@@ -31,6 +32,28 @@ afterAll(async () => {
 
 const clusterRole = (name: string) => `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`;
 const binding = (name: string) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`;
+
+/** Runs a teardown with `inputs` and expects it refused before any change, its error containing `why`. */
+async function expectRefusedTeardown(inputs: Record<string, string>, why: string): Promise<void> {
+  const mark = auditMark();
+  const since = new Date();
+  const { report, failures } = await runAction({ mode: 'teardown', 'stage-timeout': '30s', ...inputs });
+  expect(report.verdict).toBe('error');
+  expect(failures[0]).toContain(why);
+  expect(toolMutationsSince(mark, since)).toEqual([]);
+}
+
+/** Plants a forged record of release `name` (revision 1, deployed) holding `manifest` in namespace `env`. */
+const plantRecord = (env: string, name: string, manifest: string) =>
+  api.request({
+    method: 'POST',
+    path: `/api/v1/namespaces/${env}/secrets`,
+    body: releaseSecret(
+      env,
+      name,
+      recordOf({ name, namespace: env, version: 1, info: { status: 'deployed' }, manifest }),
+    ),
+  });
 
 test.each(['auto', 'helm'])(
   'uninstall-mode %s: a forged record naming a foreign ClusterRole, and a hook binding cluster-admin, are refused; nothing changes',
@@ -134,16 +157,7 @@ test.each([
         body: { metadata: { name }, data: { k: 'v' } },
       });
     const manifest = `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n---\n${object(victim)}`;
-    const info = { status: 'deployed' };
-    await api.request({
-      method: 'POST',
-      path: `/api/v1/namespaces/${env}/secrets`,
-      body: releaseSecret(
-        env,
-        'dotty',
-        recordOf({ name: 'dotty', namespace: env, version: 1, info, manifest }),
-      ),
-    });
+    await plantRecord(env, 'dotty', manifest);
     try {
       const mark = auditMark();
       const since = new Date();
@@ -189,5 +203,74 @@ test('no request with a dot segment is ever sent: the client refuses it before t
     expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}/configmaps/precious`)).toBeDefined();
   } finally {
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});
+
+/**
+ * Helm 3 splits a manifest at every line that starts with `---` before it reads YAML
+ * (pkg/releaseutil/manifest.go `SplitManifests`); a YAML reader of the whole text sees `---#x: "`
+ * as a key whose quoted value hides the indented lines after it. A second tester planted a
+ * ClusterRole there: kube-sweep saw one ConfigMap, and Helm 3 deleted the ClusterRole. kube-sweep now
+ * reads manifests as Helm splits them, so the ownership check sees the ClusterRole and refuses.
+ */
+test('a ClusterRole hidden from a YAML reader but not from Helm 3 is seen, and the teardown refused', async () => {
+  const id = uniqueName('forged-split');
+  const env = `${id}-env`;
+  const victim = `${id}-role`;
+  await createNamespace(api, env);
+  await api.request({
+    method: 'POST',
+    path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+    body: { metadata: { name: victim }, rules: [] },
+  });
+  const manifest =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\n---#x: "\n' +
+    ` apiVersion: rbac.authorization.k8s.io/v1\n kind: ClusterRole\n metadata:\n   name: ${victim}\n #"\n`;
+  await plantRecord(env, 'split', manifest);
+  try {
+    await expectRefusedTeardown(
+      { namespaces: env, 'uninstall-mode': 'helm', helm: clusterEnv().helm3 },
+      `release ${env}/split names ClusterRole ${victim} in its manifest, outside the scope, but that object is not the release's`,
+    );
+    expect(await getOrUndefined(api, clusterRole(victim))).toBeDefined();
+  } finally {
+    await deleteIfPresent(api, clusterRole(victim));
+    await deleteIfPresent(api, `/api/v1/namespaces/${env}`);
+  }
+});
+
+/**
+ * An Event is served under two groups, and the snapshot lists it under the core group only: a
+ * record naming an events.k8s.io Event in another namespace was never found in the snapshot, so
+ * its ownership was never checked, and kube-sweep deleted it (a second tester's finding).
+ */
+test('an events.k8s.io Event outside the scope that is not the release is found and the teardown refused', async () => {
+  const id = uniqueName('forged-event');
+  const env = `${id}-env`;
+  const victim = `${id}-victim`;
+  await createNamespace(api, env);
+  await createNamespace(api, victim);
+  await api.request({
+    method: 'POST',
+    path: `/api/v1/namespaces/${victim}/events`,
+    body: {
+      metadata: { name: 'evidence' },
+      involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: victim, name: 'any' },
+      reason: 'Audit',
+      message: 'keep me',
+      type: 'Normal',
+    },
+  });
+  const manifest = `apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: evidence\n  namespace: ${victim}\n`;
+  await plantRecord(env, 'ev', manifest);
+  try {
+    await expectRefusedTeardown(
+      { namespaces: env },
+      `release ${env}/ev names Event ${victim}/evidence in its manifest, outside the scope`,
+    );
+    expect(await getOrUndefined(api, `/api/v1/namespaces/${victim}/events/evidence`)).toBeDefined();
+  } finally {
+    await deleteIfPresent(api, `/api/v1/namespaces/${victim}`);
+    await deleteIfPresent(api, `/api/v1/namespaces/${env}`);
   }
 });

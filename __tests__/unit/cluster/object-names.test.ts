@@ -6,9 +6,12 @@ import {
   requestPathProblem,
 } from '../../../src/cluster/object-names.js';
 
-test.each(['.', '..', '', 'a/b', '50%', '%2e'])('%j cannot be an object name', (name) => {
-  expect(objectNameProblem(name)).toEqual(expect.any(String));
-});
+test.each(['.', '..', '', 'a/b', '50%', '%2e', '\ud800x', 'x\udc00'])(
+  '%j cannot be an object name',
+  (name) => {
+    expect(objectNameProblem(name)).toEqual(expect.any(String));
+  },
+);
 
 test.each(['web', 'system:controller:web', 'w.1', 'UPPER_case', '...'])(
   '%j can be an object name',
@@ -43,6 +46,12 @@ test.each([
   '/api/v1/namespaces/x/configmaps/a%25b',
   '/api/v1/namespaces/x/configmaps/%E0%A4%A',
   'api/v1',
+  // Characters the URL parser reads as separators, a query or a fragment (a tester's finding).
+  '/api/v1/namespaces/victim/configmaps/x\\..\\..',
+  '/api/v1/namespaces/victim/configmaps/.\t.',
+  '/api/v1/namespaces/victim/configmaps/#frag',
+  '/api/v1/namespaces/victim/configmaps/x?dryRun=All',
+  '/api/v1/namespaces/victim/configmaps/a b',
 ])('the request path %j is refused', (path) => {
   expect(requestPathProblem(path)).toEqual(expect.any(String));
 });

@@ -1,5 +1,6 @@
 import { loadAll } from 'js-yaml';
 import {
+  helmManifestDocuments,
   ManifestParseError,
   maxReferenceParseLength,
   parseManifest,
@@ -154,4 +155,25 @@ test('a long text js-yaml refuses (here an alias first) is not handed to the ref
   });
   // The same alias in a short text is read by the reference, as before.
   expect('documents' in yamlDocuments(`a: &x 1\nb: *x\n---\n${flat}`)).toBe(true);
+});
+
+test('a manifest is split as Helm splits it: a line starting with --- starts a document, whatever follows', () => {
+  // A YAML reader of the whole text sees one ConfigMap with a key `---#x`; Helm 3 sees two objects.
+  const text =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\n---#x: "\n' +
+    ' apiVersion: rbac.authorization.k8s.io/v1\n kind: ClusterRole\n metadata:\n   name: hidden\n #"\n';
+  expect(yamlDocuments(text)).toEqual({ documents: [expect.objectContaining({ kind: 'ConfigMap' })] });
+  expect(parseManifest(text, 'r').map((o) => `${o.kind}/${o.name}`)).toEqual([
+    'ConfigMap/app-config',
+    'ClusterRole/hidden',
+  ]);
+  // What Helm renders reads the same both ways.
+  const whole = (yamlDocuments(rendered) as { documents: unknown[] }).documents.filter((d) => d != null);
+  const split = (helmManifestDocuments(rendered) as { documents: unknown[] }).documents.filter(
+    (d) => d != null,
+  );
+  expect(split).toEqual(whole);
+  expect(split.length).toBeGreaterThan(1);
+  // A piece holding two YAML documents (after `...`) is refused: Helm reads only one.
+  expect(() => parseManifest('a: 1\n...\nb: 2\n', 'r')).toThrow(/more than one YAML document/);
 });

@@ -237,3 +237,27 @@ test('helmDriver and helmDriverPrefix: configmap for ConfigMap records, the defa
   expect([helmDriver('Secret'), helmDriver('ConfigMap')]).toEqual(['secret', 'configmap']);
   expect([helmDriverPrefix('Secret'), helmDriverPrefix('ConfigMap')]).toEqual(['', 'HELM_DRIVER=configmap ']);
 });
+
+test('a chart crds/ file holding a CustomResourceDefinition the API server would refuse makes the record invalid', () => {
+  // A forged "CRD" of the core group with plural configmaps: its "instances" would be every ConfigMap.
+  const crd = (group: string, plural: string, name = `${plural}.${group}`) =>
+    `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${JSON.stringify(name)}\n` +
+    `spec:\n  group: ${JSON.stringify(group)}\n  names: {plural: ${plural}, kind: Widget}\n`;
+  const withFile = (yaml: string) => ({
+    ...valid,
+    chart: {
+      metadata: { name: 'c', version: '1' },
+      files: [{ name: 'crds/w.yaml', data: Buffer.from(yaml).toString('base64') }],
+    },
+  });
+  const secret = 'pr-1/sh.helm.release.v1.web.v1';
+  for (const bad of [
+    crd('', 'configmaps', 'configmaps'),
+    crd('example', 'widgets'),
+    crd('example.com', 'widgets', 'other.example.com'),
+  ])
+    expect(() => decodeRelease(encoded(withFile(bad)), secret)).toThrow(
+      /CustomResourceDefinition the API server would not accept/,
+    );
+  expect(decodeRelease(encoded(withFile(crd('example.com', 'widgets'))), secret).crdFiles).toHaveLength(1);
+});

@@ -1,4 +1,4 @@
-import { resourcesToList } from '../../../src/inventory/collect.js';
+import { listedGroupOf, resourcesToList } from '../../../src/inventory/collect.js';
 import type { DiscoveryResult } from '../../../src/inventory/discovery.js';
 import type { ServedResource } from '../../../src/inventory/types.js';
 
@@ -36,4 +36,11 @@ test('ComponentStatuses are never listed: their list probes components and reads
   expect(listed(discovery([served('', 'componentstatuses'), served('', 'configmaps')]))).toEqual([
     '/configmaps',
   ]);
+});
+
+test('an events.k8s.io Event is looked up where the snapshot lists it: under the core group', () => {
+  expect(listedGroupOf('events.k8s.io', 'Event')).toBe('');
+  expect(listedGroupOf('', 'Event')).toBe('');
+  expect(listedGroupOf('apps', 'Deployment')).toBe('apps');
+  expect(listedGroupOf('events.k8s.io', 'Other')).toBe('events.k8s.io');
 });
