@@ -94,7 +94,10 @@ export interface PlannedStage {
   readonly index: number;
   /** Release keys (`namespace/name`), sorted. */
   readonly releases: readonly string[];
-  /** CRDs shipped by this stage's releases whose instances in scope are deleted (and awaited) first. */
+  /**
+   * CRDs shipped by this stage's releases whose instances in scope are deleted (and awaited)
+   * first: only those the release owns (crd-ownership.ts `crdInstancesDecision`).
+   */
   readonly crdInstancesFirst: readonly ProvidedCrd[];
   /**
    * The instances in scope of the GitOps application kinds among `crdInstancesFirst`, in deletion

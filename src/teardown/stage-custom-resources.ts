@@ -77,8 +77,10 @@ async function deleteGitopsWaves(stage: PlannedStage, c: StageContext): Promise<
 
 /**
  * Step 1 of a stage: in the scoped namespaces, delete (deletecollection) the instances of the
- * CRDs the stage's releases ship, and wait for them while their controller still runs. GitOps
- * applications go first, wave by wave (`deleteGitopsWaves`).
+ * CRDs the stage's releases ship and own (the plan lets only those through: plan/crd-ownership.ts;
+ * a CRD whose address is in a built-in group is refused here once more, as an error), and wait
+ * for them while their controller still runs. GitOps applications go first, wave by wave
+ * (`deleteGitopsWaves`).
  * @returns the outcome per CRD, and the CRDs whose instances could not be checked.
  */
 export async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) {
