@@ -61,7 +61,6 @@ export function namespaceScheduler(
   const protection = plan.scope.protection ?? nameProtectionOnly;
   const guarded = (n: string) => isProtected(n, protection);
   const refusedNamespaces = new Map<string, RefusedRequest>();
-  const guardedNamespaces = new Map<string, string>();
   /**
    * Deletes the namespaces whose last stage is `index` once that stage's releases in them
    * are done; `all`: the stage's uninstalls are over, so namespaces no release touches go too.
@@ -83,7 +82,6 @@ export function namespaceScheduler(
       ports.log(`nothing in ${free.join(', ')} waits on the rest of the teardown: deleting now`);
     const deletion = await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log, protection });
     deletions.push(deletion);
-    deletion.guarded.forEach((why, n) => guardedNamespaces.set(n, why));
     for (const [n, refusal] of deletion.refused) {
       refusedNamespaces.set(n, refusal);
       refusals.push(refusal);
@@ -122,7 +120,7 @@ export function namespaceScheduler(
     /** The API server's refusal of a namespace's deletion, if it refused it. */
     refused: (n: string) => refusedNamespaces.get(n),
     /** Why a namespace got no DELETE after all (protected when read just before it), if so. */
-    guarded: (n: string) => guardedNamespaces.get(n),
+    guarded: (n: string) => deletions.find((d) => d.guarded.has(n))?.guarded.get(n),
   };
 }
 

@@ -109,59 +109,83 @@ export async function requestNamespaceDeletion(
   const guarded = new Map<string, string>();
   const versions = new Map<string, string>();
   for (const name of names) {
-    for (let attempt = 0; ; attempt++) {
-      const guard = await guardNamespace(api, name, options.protection);
-      if (guard.status === 'absent') {
-        absent.add(name);
-        break;
-      }
-      if (guard.status === 'protected') {
-        guarded.set(name, guard.reason);
-        options.log?.(
-          `namespace ${name}: not deleted: it is protected (${guard.reason}), read just before its DELETE`,
-        );
-        break;
-      }
-      if (guard.terminating) {
-        if (guard.resourceVersion) versions.set(name, guard.resourceVersion);
-        options.log?.(`namespace ${name}: already terminating`);
-        break;
-      }
-      const preconditions = {
-        ...(guard.uid ? { uid: guard.uid } : {}),
-        ...(guard.resourceVersion ? { resourceVersion: guard.resourceVersion } : {}),
-      };
-      try {
-        const ns = await api.request<NamespaceObject | undefined>({
-          method: 'DELETE',
-          path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
-          body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions },
-        });
-        if (ns?.metadata?.resourceVersion) versions.set(name, ns.metadata.resourceVersion);
-        options.log?.(`namespace ${name}: deletion requested`);
-        break;
-      } catch (error) {
-        const refusal = refusalOf(error, {
-          step: 'delete-namespace',
-          object: { apiVersion: 'v1', kind: 'Namespace', name },
-          environmentNamespace: name,
-        });
-        if (error instanceof KubernetesApiError && error.status === 404) absent.add(name);
-        else if (error instanceof KubernetesApiError && error.status === 409) {
-          // Changed since the guard read it (or Terminating already): read and judge it again.
-          if (attempt < guardRetries) continue;
-          options.log?.(
-            `namespace ${name}: its DELETE conflicted ${guardRetries + 1} times (it keeps changing); left to the wait`,
-          );
-        } else if (refusal) {
-          refused.set(name, refusal);
-          options.log?.(`namespace ${name}: deletion ${describeRefusal(refusal)}`);
-        } else throw error;
-        break;
-      }
-    }
+    const asked = await guardedDelete(api, name, options);
+    if (asked.status === 'absent') absent.add(name);
+    else if (asked.status === 'guarded') guarded.set(name, asked.reason);
+    else if (asked.status === 'refused') refused.set(name, asked.refusal);
+    else if (asked.resourceVersion) versions.set(name, asked.resourceVersion);
   }
   return { names, absent, refused, guarded, requestedAt, versions };
+}
+
+/** What became of one namespace's DELETE (`guardedDelete`). */
+type AskedDeletion =
+  | { readonly status: 'absent' }
+  | { readonly status: 'guarded'; readonly reason: string }
+  | { readonly status: 'refused'; readonly refusal: RefusedRequest }
+  /** Deletion requested, or already Terminating (or conflicting every time): waited for. */
+  | { readonly status: 'asked'; readonly resourceVersion?: string };
+
+/**
+ * The guard (`guardNamespace`), then the DELETE of one namespace with the uid and
+ * resourceVersion the guard read as preconditions; a 409 reads and judges it again
+ * (`guardRetries` times). See `requestNamespaceDeletion`.
+ * @throws what the API throws other than 404, 409 and a refusal.
+ */
+async function guardedDelete(
+  api: ApiClient,
+  name: string,
+  options: { log?: (line: string) => void; protection?: NamespaceProtection },
+): Promise<AskedDeletion> {
+  for (let attempt = 0; ; attempt++) {
+    const guard = await guardNamespace(api, name, options.protection);
+    if (guard.status === 'absent') return { status: 'absent' };
+    if (guard.status === 'protected') {
+      options.log?.(
+        `namespace ${name}: not deleted: it is protected (${guard.reason}), read just before its DELETE`,
+      );
+      return { status: 'guarded', reason: guard.reason };
+    }
+    if (guard.terminating) {
+      options.log?.(`namespace ${name}: already terminating`);
+      return {
+        status: 'asked',
+        ...(guard.resourceVersion ? { resourceVersion: guard.resourceVersion } : {}),
+      };
+    }
+    const preconditions = {
+      ...(guard.uid ? { uid: guard.uid } : {}),
+      ...(guard.resourceVersion ? { resourceVersion: guard.resourceVersion } : {}),
+    };
+    try {
+      const ns = await api.request<NamespaceObject | undefined>({
+        method: 'DELETE',
+        path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions },
+      });
+      options.log?.(`namespace ${name}: deletion requested`);
+      const resourceVersion = ns?.metadata?.resourceVersion;
+      return { status: 'asked', ...(resourceVersion ? { resourceVersion } : {}) };
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.status === 404) return { status: 'absent' };
+      // 409: changed since the guard read it (or Terminating already): read and judge it again.
+      if (error instanceof KubernetesApiError && error.status === 409) {
+        if (attempt < guardRetries) continue;
+        options.log?.(
+          `namespace ${name}: its DELETE conflicted ${guardRetries + 1} times (it keeps changing); left to the wait`,
+        );
+        return { status: 'asked' };
+      }
+      const refusal = refusalOf(error, {
+        step: 'delete-namespace',
+        object: { apiVersion: 'v1', kind: 'Namespace', name },
+        environmentNamespace: name,
+      });
+      if (!refusal) throw error;
+      options.log?.(`namespace ${name}: deletion ${describeRefusal(refusal)}`);
+      return { status: 'refused', refusal };
+    }
+  }
 }
 
 /**
