@@ -197,7 +197,8 @@ const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: st
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
  * their wait ended (custom resources deleted first, then the manifests' objects), objects of
- * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
+ * Helm hooks, and namespaces still Terminating, not waited for, whose deletion was refused, or
+ * that were found protected just before their DELETE.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
   return [
@@ -215,7 +216,13 @@ export function leftoversOf(teardown: TeardownResult): Leftover[] {
     }),
     ...teardown.hookLeftovers.map((b): Leftover => ({ object: ref(b), source: 'hook' })),
     ...teardown.namespaces
-      .filter((n) => n.status === 'stuck' || n.status === 'not-waited' || n.status === 'refused')
+      .filter(
+        (n) =>
+          n.status === 'stuck' ||
+          n.status === 'not-waited' ||
+          n.status === 'refused' ||
+          n.status === 'protected',
+      )
       .map((n): Leftover => ({
         object: { apiVersion: 'v1', kind: 'Namespace', name: n.name },
         source: 'namespace',
