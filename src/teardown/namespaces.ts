@@ -1,6 +1,6 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { describeRefusal, deletionRefusalOf, type RefusedRequest } from '../cluster/refusal.js';
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import { oldestResourceVersion, watchWindowSeconds } from './wait-gone.js';
@@ -27,7 +27,11 @@ export interface NamespaceOutcome {
    *   quota); it is still there, not Terminating, and `message` quotes the server.
    */
   readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited' | 'refused';
-  /** For `refused`: `refused (HTTP <status> <reason>): <the server's message>`. */
+  /**
+   * For `refused`: `refused (HTTP <status> <reason>): <the server's message>`. For `not-waited`
+   * when the overall timeout is not why: what stopped the wait (`could not check: <the
+   * error>` when reading the namespace failed, or the run stopped before it was seen gone).
+   */
   readonly message?: string;
   /**
    * From the namespace's deletion request until the wait saw it gone. The wait starts after
@@ -72,12 +76,14 @@ export interface NamespaceDeletion {
 }
 
 /**
- * Sends DELETE for each namespace (404: absent; 409: already terminating; a refusal, `isRefusal`
- * in cluster/refusal.ts: recorded in `refused` with the server's message, and the next one is
- * still asked). Never deletes a protected namespace, and never PUTs /finalize (which strands
- * the namespace's objects in etcd: scenario S10).
+ * Sends DELETE for each namespace (404: absent; 409: already terminating; any other answer of
+ * the API server, `isFailedDeletion` in cluster/refusal.ts: a 4xx refusal, or a 5xx the retries
+ * did not get past, as a webhook with `failurePolicy: Fail` whose backend times out answers:
+ * recorded in `refused` with the server's message, and the next one is still asked). Never
+ * deletes a protected namespace, and never PUTs /finalize (which strands the namespace's
+ * objects in etcd: scenario S10).
  * @throws Error when asked to delete a protected namespace (a programming error upstream);
- *   what the API throws other than 404, 409 and a refusal (a 5xx after retries, no answer).
+ *   what the API throws that is no answer (ClusterAccessError: the server stopped answering).
  */
 export async function requestNamespaceDeletion(
   api: ApiClient,
@@ -99,7 +105,7 @@ export async function requestNamespaceDeletion(
       if (ns?.metadata?.resourceVersion) versions.set(name, ns.metadata.resourceVersion);
       options.log?.(`namespace ${name}: deletion requested`);
     } catch (error) {
-      const refusal = refusalOf(error, {
+      const refusal = deletionRefusalOf(error, {
         step: 'delete-namespace',
         object: { apiVersion: 'v1', kind: 'Namespace', name },
         environmentNamespace: name,
@@ -155,6 +161,8 @@ interface NamespaceTracker {
   readonly goneAt: Map<string, number>;
   /** Each namespace as last read (for its conditions and finalizers). */
   readonly last: Map<string, NamespaceObject>;
+  /** Namespaces that could not be read (an answer other than 404: a 403, a 5xx), with the error. */
+  readonly unchecked: Map<string, string>;
 }
 
 /** Pure: the namespaces of several deletions, merged into one tracker with nothing seen gone yet. */
@@ -177,19 +185,24 @@ function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
     versions,
     goneAt: new Map(),
     last: new Map(),
+    unchecked: new Map(),
   };
 }
 
-/** Pure: the namespaces neither absent, refused nor seen gone yet, in order. */
+/** Pure: the namespaces neither absent, refused, unreadable nor seen gone yet, in order. */
 function pendingOf(t: NamespaceTracker): string[] {
-  return t.names.filter((n) => !t.absent.has(n) && !t.refused.has(n) && !t.goneAt.has(n));
+  return t.names.filter(
+    (n) => !t.absent.has(n) && !t.refused.has(n) && !t.goneAt.has(n) && !t.unchecked.has(n),
+  );
 }
 
 /**
  * One GET round: reads each pending namespace, recording it and its resourceVersion; a 404
- * records it gone at `clock.now()`.
+ * records it gone at `clock.now()`; any other answer (a 403, a 5xx the retries did not get
+ * past) records it `unchecked` with the error, and it is not read again: what was deleted so
+ * far stays in the result, and the scan afterwards looks at it again.
  * @returns in `waitFor`'s shape: done when none is pending, with the pending names.
- * @throws what the API throws other than 404.
+ * @throws ClusterAccessError (no answer at all) and what is no answer of the API server.
  */
 async function getPending(
   api: ApiClient,
@@ -205,6 +218,7 @@ async function getPending(
       if (ns.metadata?.resourceVersion) t.versions.set(name, ns.metadata.resourceVersion);
     } catch (error) {
       if (error instanceof KubernetesApiError && error.status === 404) t.goneAt.set(name, clock.now());
+      else if (error instanceof KubernetesApiError) t.unchecked.set(name, error.message);
       else throw error;
     }
   }
@@ -321,6 +335,17 @@ function namespaceOutcome(
   if (refused) return { name, status: 'refused', durationMs: 0, message: describeRefusal(refused), ...none };
   if (t.goneAt.has(name))
     return { name, status: 'deleted', durationMs: t.goneAt.get(name)! - since, ...none };
+  const unchecked = t.unchecked.get(name);
+  if (unchecked !== undefined) {
+    options.log?.(`namespace ${name}: deletion requested, could not check it: ${unchecked}`);
+    return {
+      name,
+      status: 'not-waited',
+      message: `could not check: ${unchecked}`,
+      durationMs: clock.now() - since,
+      ...none,
+    };
+  }
   if (!options.waited) {
     options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
     return { name, status: 'not-waited', durationMs: 0, ...none };
