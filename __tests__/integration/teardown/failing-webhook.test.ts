@@ -12,17 +12,18 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { ApiClient } from '../../../src/cluster/api-client.js';
-import { KubernetesApiError } from '../../../src/cluster/errors.js';
 import { main } from '../../../src/cli/index.js';
 import type { Report } from '../../../src/report/report.js';
 import { waitFor } from '../../../src/util/wait.js';
 import { schemaErrors } from '../../unit/support/report-schema.js';
+import { runAction } from '../support/action.js';
 import {
   adminApiForSuite,
   clusterEnv,
   createNamespace,
   deleteIfPresent,
   getOrUndefined,
+  kubectl,
   uniqueName,
 } from '../support/cluster.js';
 import { createFailingWebhook, webhookConfigurationPath } from '../support/webhooks.js';
@@ -49,13 +50,17 @@ async function silentServer(): Promise<{ server: Server; port: number; connectio
   return { server, port: (server.address() as AddressInfo).port, connections: () => sockets.length };
 }
 
-/** The status a dry-run DELETE of namespace `ns` gets (200 when allowed). */
-async function dryRunDeleteStatus(ns: string): Promise<number> {
+/**
+ * Whether a server-side dry-run DELETE of namespace `ns` fails with a webhook's error (kubectl,
+ * one try: the tests' API client would retry a 500 five times).
+ */
+async function webhookFailsDelete(ns: string): Promise<boolean> {
   try {
-    await api.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}`, query: { dryRun: 'All' } });
-    return 200;
+    await kubectl(['delete', 'namespace', ns, '--dry-run=server', '--wait=false']);
+    return false;
   } catch (error) {
-    if (error instanceof KubernetesApiError) return error.status;
+    if (/failed calling webhook/.test((error as Error).message)) return true;
+    if (/NotFound/.test((error as Error).message)) return false;
     throw error;
   }
 }
@@ -78,8 +83,8 @@ test('a webhook that times out on one namespace DELETE: that namespace is refuse
     // In force once a dry-run DELETE of the held namespace fails (500 after the client's retries).
     await waitFor(
       async () => {
-        const status = await dryRunDeleteStatus(held);
-        return { done: status >= 500, value: status };
+        const fails = await webhookFailsDelete(held);
+        return { done: fails, value: fails };
       },
       { timeoutMs: 60_000, description: `webhook ${id} to be in force` },
     );
@@ -138,13 +143,67 @@ test('a webhook that times out on one namespace DELETE: that namespace is refuse
     // The API server's webhook cache may still hold the deleted configuration for a moment.
     await waitFor(
       async () => {
-        const status = await dryRunDeleteStatus(held);
-        return { done: status < 500, value: status };
+        const fails = await webhookFailsDelete(held);
+        return { done: !fails, value: fails };
       },
       { timeoutMs: 60_000, description: `namespace ${held} to be deletable again` },
     );
     await deleteIfPresent(api, `/api/v1/namespaces/${held}`);
     await deleteIfPresent(api, `/api/v1/namespaces/${gone}`);
+    await new Promise((r) => backend.server.close(() => r(undefined)));
+  }
+});
+
+test('timeout bounds the step: a DELETE that a hanging webhook fails is not tried again past the deadline, and the refusal is recorded', async () => {
+  const id = uniqueName('hook-deadline');
+  const held = `${id}-held`;
+  const label = 'kube-sweep.test/hanging-webhook';
+  const backend = await silentServer();
+  try {
+    await createNamespace(api, held, { [label]: id });
+    // Each call waits 10 s for the backend: five tries (the retry policy) would take 50 s and more.
+    await createFailingWebhook(api, id, {
+      rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'], operations: ['DELETE'] }],
+      objectSelector: { matchLabels: { [label]: id } },
+      timeoutSeconds: 10,
+      clientConfig: { url: `https://127.0.0.1:${backend.port}/` },
+    });
+    await waitFor(
+      async () => {
+        const fails = await webhookFailsDelete(held);
+        return { done: fails, value: fails };
+      },
+      { timeoutMs: 120_000, description: `webhook ${id} to be in force` },
+    );
+    const before = backend.connections();
+    const { report, log } = await runAction({
+      mode: 'teardown',
+      namespaces: held,
+      timeout: '12s',
+      'stage-timeout': '12s',
+    });
+    expect(schemaErrors(report)).toEqual([]);
+    expect(report.verdict).toBe('leftovers');
+    expect(report.teardown!.namespaces.map((n) => [n.name, n.status])).toEqual([[held, 'refused']]);
+    expect(report.teardown!.refusals).toEqual([
+      expect.objectContaining({ request: `DELETE /api/v1/namespaces/${held}`, status: 500 }),
+    ]);
+    // The DELETE was not retried past the deadline: the log says why, and the webhook was
+    // called far fewer times than the five tries of the retry policy.
+    expect(log).toContainEqual(
+      `not trying DELETE /api/v1/namespaces/${held} again (HTTP 500 InternalError): the overall timeout (12s) has run out`,
+    );
+    expect(backend.connections() - before).toBeLessThanOrEqual(2);
+  } finally {
+    await deleteIfPresent(api, webhookConfigurationPath(id));
+    await waitFor(
+      async () => {
+        const fails = await webhookFailsDelete(held);
+        return { done: !fails, value: fails };
+      },
+      { timeoutMs: 120_000, description: `namespace ${held} to be deletable again` },
+    );
+    await deleteIfPresent(api, `/api/v1/namespaces/${held}`);
     await new Promise((r) => backend.server.close(() => r(undefined)));
   }
 });
