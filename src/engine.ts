@@ -41,7 +41,7 @@ import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
 import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
-import { runTeardown } from './teardown/run-teardown.js';
+import { runTeardown, TeardownInterruptedError } from './teardown/run-teardown.js';
 import { removalWords, type TeardownResult } from './teardown/teardown-result.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
@@ -636,6 +636,47 @@ async function provenTeardownBody(
 }
 
 /**
+ * Pure: what a teardown did, in words: `3 release(s) removed; deletion of 2 namespace(s)
+ * accepted (pr-1 deleted, pr-2 not confirmed)`, or `nothing deleted`.
+ */
+export function teardownDoneWords(teardown: TeardownResult): string {
+  const removed = teardown.stages.flatMap((s) => s.releases).filter((r) => r.status === 'uninstalled');
+  const asked = teardown.namespaces.filter((n) => n.status !== 'absent' && n.status !== 'refused');
+  const done = [
+    removed.length
+      ? `${removed.length} release(s) removed (${removed.map((r) => r.release).join(', ')})`
+      : '',
+    asked.length
+      ? `deletion of ${asked.length} namespace(s) accepted (${asked
+          .map((n) => `${n.name} ${n.status === 'deleted' ? 'deleted' : 'not confirmed'}`)
+          .join(', ')})`
+      : '',
+  ].filter(Boolean);
+  return done.length ? done.join('; ') : 'nothing deleted';
+}
+
+/**
+ * The report body of a teardown that something stopped after it began (the cluster stopped
+ * answering, the scan afterwards failed): verdict `error`, and still the plan and every step
+ * already taken (`teardown`), so the report and the outputs count what was done; the error says
+ * it in words, and that nothing was looked at again.
+ */
+function stoppedBody(
+  planned: Awaited<ReturnType<typeof plan>>,
+  teardown: TeardownResult,
+  error: unknown,
+): ReportBody {
+  const why = (error as Error)?.message?.trim() || `unexpected error: ${String(error)}`;
+  return {
+    verdict: 'error',
+    error: `the teardown stopped: ${why}. Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
+    plan: summarizePlan(planned.plan, planned.blastRadius),
+    teardown,
+    warnings: planned.warnings,
+  };
+}
+
+/**
  * One strategy per mode: each reads what it needs from the cluster and returns the report
  * body (verdict included). They throw on errors that stop the run; main.ts turns those into
  * an `error` report.
@@ -697,28 +738,39 @@ export const modes: Record<
     await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
     if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports, run);
-    const teardown = await runTeardown(
-      planned.plan,
-      {
-        failedGroupVersions,
-        timeoutMs: settings.timeoutMs,
-        stageTimeoutMs: settings.stageTimeoutMs,
-        uninstallConcurrency: settings.uninstallConcurrency,
-        uninstallMode: settings.uninstallMode,
-      },
-      {
-        api: cluster.api,
-        helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
-        resources: planned.resources,
-        namespaceContent: (namespace) => contentCollections(inventory, namespace),
-        log: ports.info,
-        group: ports.group,
-        ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
-      },
-    );
+    let teardown: TeardownResult;
+    try {
+      teardown = await runTeardown(
+        planned.plan,
+        {
+          failedGroupVersions,
+          timeoutMs: settings.timeoutMs,
+          stageTimeoutMs: settings.stageTimeoutMs,
+          uninstallConcurrency: settings.uninstallConcurrency,
+          uninstallMode: settings.uninstallMode,
+        },
+        {
+          api: cluster.api,
+          helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
+          resources: planned.resources,
+          namespaceContent: (namespace) => contentCollections(inventory, namespace),
+          log: ports.info,
+          group: ports.group,
+          ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof TeardownInterruptedError)) throw error;
+      return stoppedBody(planned, error.partial, error.cause);
+    }
     // Cancelled: what the teardown did, and no scan (main.ts writes the verdict and the message).
     if (ports.cancellation?.signal.aborted)
       return { verdict: 'error', plan: summarizePlan(planned.plan), teardown, warnings: planned.warnings };
-    return provenTeardownBody(settings, cluster, ports, planned, teardown, run);
+    try {
+      return await provenTeardownBody(settings, cluster, ports, planned, teardown, run);
+    } catch (error) {
+      // The scan afterwards failed: what the teardown did still goes into the report.
+      return stoppedBody(planned, teardown, error);
+    }
   },
 };

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { describeRefusal, deletionRefusalOf, type RefusedRequest } from '../cluster/refusal.js';
 import type { NamespaceProtection } from '../plan/protected-namespaces.js';
 import { guardNamespace } from './scope-guard.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
@@ -33,7 +33,9 @@ export interface NamespaceOutcome {
   readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited' | 'refused' | 'protected';
   /**
    * For `refused`: `refused (HTTP <status> <reason>): <the server's message>`; for `protected`:
-   * `protected (<why>) when read just before its DELETE`.
+   * `protected (<why>) when read just before its DELETE`. For `not-waited` when the overall
+   * timeout is not why: what stopped the wait (`could not check: <the error>` when reading the
+   * namespace failed, or the run stopped before it was seen gone).
    */
   readonly message?: string;
   /**
@@ -93,10 +95,12 @@ const guardRetries = 3;
  * DELETE and is recorded in `guarded`, with why. The DELETE carries the uid and resourceVersion
  * just read as preconditions, so a namespace changed in between (labelled protected a moment
  * later) answers 409 Conflict and is read and judged again (`guardRetries` times). 404: absent;
- * already Terminating: not asked again; a refusal (`isRefusal` in cluster/refusal.ts): recorded
- * in `refused` with the server's message, and the next one is still asked. Never PUTs /finalize
+ * already Terminating: not asked again; any other answer of the API server
+ * (`isFailedDeletion` in cluster/refusal.ts: a 4xx refusal, or a 5xx the retries did not get
+ * past, as a webhook with `failurePolicy: Fail` whose backend times out answers): recorded in
+ * `refused` with the server's message, and the next one is still asked. Never PUTs /finalize
  * (which strands the namespace's objects in etcd: scenario S10).
- * @throws what the API throws other than 404, 409 and a refusal (a 5xx after retries, no answer).
+ * @throws what the API throws that is no answer (ClusterAccessError: the server stopped answering).
  */
 export async function requestNamespaceDeletion(
   api: ApiClient,
@@ -176,7 +180,7 @@ async function guardedDelete(
         );
         return { status: 'asked' };
       }
-      const refusal = refusalOf(error, {
+      const refusal = deletionRefusalOf(error, {
         step: 'delete-namespace',
         object: { apiVersion: 'v1', kind: 'Namespace', name },
         environmentNamespace: name,
@@ -228,6 +232,8 @@ interface NamespaceTracker {
   readonly goneAt: Map<string, number>;
   /** Each namespace as last read (for its conditions and finalizers). */
   readonly last: Map<string, NamespaceObject>;
+  /** Namespaces that could not be read (an answer other than 404: a 403, a 5xx), with the error. */
+  readonly unchecked: Map<string, string>;
 }
 
 /** Pure: the namespaces of several deletions, merged into one tracker with nothing seen gone yet. */
@@ -253,21 +259,25 @@ function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
     versions,
     goneAt: new Map(),
     last: new Map(),
+    unchecked: new Map(),
   };
 }
 
-/** Pure: the namespaces neither absent, refused, guarded nor seen gone yet, in order. */
+/** Pure: the namespaces neither absent, refused, guarded, unreadable nor seen gone yet, in order. */
 function pendingOf(t: NamespaceTracker): string[] {
   return t.names.filter(
-    (n) => !t.absent.has(n) && !t.refused.has(n) && !t.guarded.has(n) && !t.goneAt.has(n),
+    (n) =>
+      !t.absent.has(n) && !t.refused.has(n) && !t.guarded.has(n) && !t.goneAt.has(n) && !t.unchecked.has(n),
   );
 }
 
 /**
  * One GET round: reads each pending namespace, recording it and its resourceVersion; a 404
- * records it gone at `clock.now()`.
+ * records it gone at `clock.now()`; any other answer (a 403, a 5xx the retries did not get
+ * past) records it `unchecked` with the error, and it is not read again: what was deleted so
+ * far stays in the result, and the scan afterwards looks at it again.
  * @returns in `waitFor`'s shape: done when none is pending, with the pending names.
- * @throws what the API throws other than 404.
+ * @throws ClusterAccessError (no answer at all) and what is no answer of the API server.
  */
 async function getPending(
   api: ApiClient,
@@ -283,6 +293,7 @@ async function getPending(
       if (ns.metadata?.resourceVersion) t.versions.set(name, ns.metadata.resourceVersion);
     } catch (error) {
       if (error instanceof KubernetesApiError && error.status === 404) t.goneAt.set(name, clock.now());
+      else if (error instanceof KubernetesApiError) t.unchecked.set(name, error.message);
       else throw error;
     }
   }
@@ -408,6 +419,17 @@ function namespaceOutcome(
     };
   if (t.goneAt.has(name))
     return { name, status: 'deleted', durationMs: t.goneAt.get(name)! - since, ...none };
+  const unchecked = t.unchecked.get(name);
+  if (unchecked !== undefined) {
+    options.log?.(`namespace ${name}: deletion requested, could not check it: ${unchecked}`);
+    return {
+      name,
+      status: 'not-waited',
+      message: `could not check: ${unchecked}`,
+      durationMs: clock.now() - since,
+      ...none,
+    };
+  }
   if (!options.waited) {
     options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
     return { name, status: 'not-waited', durationMs: 0, ...none };
