@@ -1,6 +1,7 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
-import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
+import { InputDefaults } from './config/inputs.js';
+import { inputRef, Inputs, inputSet } from './words/input-words.js';
 import { findReleases } from './helm/discover-releases.js';
 import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openCluster, type OpenCluster } from './cluster/open.js';
-import { byFace, Inputs, inputWord } from './config/inputs.js';
+import { byFace, Inputs, inputWord } from './words/input-words.js';
 import { InputError, type Settings } from './config/settings.js';
 import { modes, type EnginePorts, type RunInputs } from './engine.js';
 import type { Report } from './report/report.js';

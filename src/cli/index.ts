@@ -1,4 +1,5 @@
-import { Inputs, type InputName, type ModeName } from '../config/inputs.js';
+import { type ModeName } from '../config/inputs.js';
+import { Inputs, type InputName } from '../words/input-words.js';
 import { InputError, parseSettings, type Settings } from '../config/settings.js';
 import { checkReportPath, execute, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';

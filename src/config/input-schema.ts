@@ -3,7 +3,7 @@
  * inputs need or exclude which, per mode) in one place. settings.ts turns its output into Settings.
  */
 import { z } from 'zod';
-import { byFace, inputRef, Inputs, inputSet, inputWord } from './inputs.js';
+import { byFace, inputRef, Inputs, inputSet, inputWord } from '../words/input-words.js';
 import { boolean, duration, integer, items, oneOf, optionalDuration } from './input-values.js';
 import { environmentPatterns, labelKey, labelRequirement, reapIssues } from './reap-inputs.js';
 import { labelSelector, namespacePatterns, orderLines, releaseRefs } from './scope-inputs.js';

@@ -5,7 +5,7 @@
  */
 import parseDuration from 'parse-duration';
 import { z } from 'zod';
-import { inputWord, type InputName } from './inputs.js';
+import { inputWord, type InputName } from '../words/input-words.js';
 
 // A duration is one or more number+unit pairs (90s, 5m, 1h30m, 500ms); a bare number is refused
 // (parse-duration would read it as milliseconds, which nobody means for a timeout).

@@ -3,7 +3,7 @@
  * (a namespace label selector), `releases` (namespace/name), and the `order` lines between releases.
  */
 import { z } from 'zod';
-import { inputWord, type Inputs } from './inputs.js';
+import { inputWord, type Inputs } from '../words/input-words.js';
 import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
 import type { ReleaseRef } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';

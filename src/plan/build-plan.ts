@@ -8,7 +8,7 @@ import { hookReachRefusals, ownershipRefusals, type LiveObjectLookup } from './r
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
 import { gitopsApplicationKinds, gitopsWaves, type GitOpsApplicationRef } from './gitops-order.js';
-import { inputRef, Inputs, inputSet } from '../config/inputs.js';
+import { inputRef, Inputs, inputSet } from '../words/input-words.js';
 
 /** A release named in an `order` line: `name` (any namespace in scope) or `namespace/name`. */
 export interface OrderRef {

@@ -1,4 +1,4 @@
-import { inputRef, Inputs } from '../config/inputs.js';
+import { inputRef, Inputs } from '../words/input-words.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
 import { hasNoLiteral } from './scope.js';
 

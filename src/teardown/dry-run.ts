@@ -7,7 +7,7 @@ import type { ResourceIndex } from './resource-index.js';
 import type { Blocker } from './wait-gone.js';
 import { lastStageTouching, objectsToAwait } from './release-objects.js';
 import { strandedReason } from './stage-custom-resources.js';
-import { Inputs, inputSet } from '../config/inputs.js';
+import { Inputs, inputSet } from '../words/input-words.js';
 import { helmDriverOf, type PlannedRemoval } from './teardown-result.js';
 
 /** An object a teardown would delete (or leave on purpose). */

@@ -4,7 +4,7 @@ import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refu
 import { isProtectedNamespace } from '../plan/protected-namespaces.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import { oldestResourceVersion, watchWindowSeconds } from './wait-gone.js';
-import { inputRef, Inputs } from '../config/inputs.js';
+import { inputRef, Inputs } from '../words/input-words.js';
 
 /** A namespace condition as the namespace controller writes it (k8s.io/api core/v1 NamespaceCondition). */
 export interface NamespaceCondition {

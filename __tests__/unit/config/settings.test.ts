@@ -1,4 +1,5 @@
-import { InputDefaults, Inputs, renderFaceWords, type InputName } from '../../../src/config/inputs.js';
+import { InputDefaults } from '../../../src/config/inputs.js';
+import { Inputs, renderFaceWords, type InputName } from '../../../src/words/input-words.js';
 import parseDuration from 'parse-duration';
 import { maxDurationMs, maxDurationText } from '../../../src/config/input-values.js';
 import { InputError, parseSettings, type Settings } from '../../../src/config/settings.js';
