@@ -95,6 +95,7 @@ test('every message that names an input names it in the action words and in the 
 /** Files whose words are one face's only: the action's own step and GitHub output, the CLI, the inputs' data. */
 const oneFace = new Set([
   'config/inputs.ts',
+  'words/input-words.ts',
   'config/input-docs.ts',
   'main.ts',
   'post.ts',
