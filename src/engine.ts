@@ -9,7 +9,7 @@ import { collectInventory, listedGroupOf } from './inventory/collect.js';
 import { configMapRecordNamespaces } from './inventory/helm-records.js';
 import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
-import { groupOf } from './cluster/api-version.js';
+import { groupOf } from './kube/api-version.js';
 import type { LiveObjectLookup } from './plan/release-reach.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope, scopeRefusals } from './plan/scope.js';
@@ -46,7 +46,7 @@ import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 import { compareWithBaseline, type Baseline } from './report/baseline.js';
-import type { RefusedRequest } from './cluster/refusal.js';
+import type { RefusedRequest } from './kube/refusal.js';
 import type { Cancellation } from './util/cancellation.js';
 import type { ProgressRecorder } from './report/cancelled.js';
 

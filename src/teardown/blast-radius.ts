@@ -1,6 +1,6 @@
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { keptByHelm } from '../helm/manifest.js';
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import { namespacesDeleted, plannedRemovals } from './dry-run.js';
 import { helmDriverOf, type PlannedRemoval } from './teardown-result.js';
 import type { ResourceIndex } from './resource-index.js';

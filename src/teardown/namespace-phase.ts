@@ -3,7 +3,7 @@
  * (`namespaceScheduler`) and emptied at once, a release removed with a namespace that was kept
  * reported as failed (`keptNamespaceOutcome`), and the budget of the wait for them (`namespaceWaitOf`).
  */
-import { describeRefusal, type RefusedRequest } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { Clock } from '../util/wait.js';

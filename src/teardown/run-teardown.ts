@@ -2,7 +2,7 @@
  * The teardown: stage after stage (run-stage.ts), each namespace deleted as soon as it is free
  * (namespace-phase.ts), then the wait for the namespaces and the look for what Helm hooks left.
  */
-import type { RefusedRequest } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import type { HelmPort } from '../helm/helm-cli.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { inFlight } from '../util/in-flight.js';

@@ -5,7 +5,8 @@
  */
 import pLimit from 'p-limit';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { refusalOf } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage } from '../plan/build-plan.js';
 import { isProtected, nameProtectionOnly, protectionReason } from '../plan/protected-namespaces.js';

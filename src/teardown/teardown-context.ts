@@ -4,7 +4,7 @@
  */
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import type { RefusedRequest } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import type { HelmPort } from '../helm/helm-cli.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';

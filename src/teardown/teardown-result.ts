@@ -2,7 +2,7 @@
  * What a teardown reports, as data: each release's outcome, each stage's result, the objects Helm
  * hooks left, and the whole teardown's result (report/ renders it, run-teardown.ts returns it).
  */
-import type { RefusedRequest } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import type { NamespaceOutcome } from './namespaces.js';
 import type { Blocker } from './wait-gone.js';
 import type { HelmRelease } from '../helm/release-storage.js';

@@ -1,5 +1,6 @@
 import { KubernetesApiError } from '../../../src/cluster/errors.js';
-import { describeRefusal, isRefusal, refusalOf } from '../../../src/cluster/refusal.js';
+import { isRefusal, refusalOf } from '../../../src/cluster/refusal.js';
+import { describeRefusal } from '../../../src/kube/refusal.js';
 
 const answer = (status: number, reason = '', message = '') =>
   new KubernetesApiError(status, 'DELETE', '/api/v1/namespaces/pr-1', reason, message);
