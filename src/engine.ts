@@ -14,7 +14,8 @@ import type { LiveObjectLookup } from './plan/release-reach.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope, scopeRefusals } from './plan/scope.js';
 import { namespaceProtection } from './plan/protected-namespaces.js';
-import { blastRadiusOf, type BlastRadius } from './teardown/blast-radius.js';
+import { blastRadiusOf } from './teardown/blast-radius.js';
+import type { BlastRadius, DryRunSummary } from './model/dry-run.js';
 import {
   failingFindings,
   inventoryVerdict,
@@ -36,12 +37,12 @@ import {
   type Leftover,
   type LeftoverDiagnosis,
 } from './rules/leftover-diagnosis.js';
-import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
+import { dryRunOf } from './teardown/dry-run.js';
 import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown } from './teardown/run-teardown.js';
-import { removalWords, type TeardownResult } from './teardown/teardown-result.js';
+import { removalWords, type TeardownResult } from './model/teardown-result.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';

@@ -1,4 +1,4 @@
-import { type ModeName } from './inputs.js';
+import type { ModeName } from './inputs.js';
 import { inputRef, inputSet, type InputName } from '../words/input-words.js';
 
 /**

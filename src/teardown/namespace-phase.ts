@@ -13,7 +13,7 @@ import { requestNamespaceDeletion, type NamespaceDeletion } from './namespaces.j
 import { hookObjects, lastStageTouching } from './release-objects.js';
 import type { NamespaceRemoval } from './remove-with-namespace.js';
 import type { TeardownPorts } from './teardown-context.js';
-import type { HookLeftover, ReleaseOutcome } from './teardown-result.js';
+import type { HookLeftover, ReleaseOutcome } from '../model/teardown-result.js';
 
 /**
  * Empties the namespaces of `deletion` whose DELETE was accepted (`deleteNamespaceContent`); a

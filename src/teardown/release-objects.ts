@@ -8,7 +8,7 @@ import { keptByHelm, parseManifest } from '../helm/manifest.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { ResourceIndex } from './resource-index.js';
-import type { StageResult } from './teardown-result.js';
+import type { StageResult } from '../model/teardown-result.js';
 import type { AwaitedObject } from './wait-gone.js';
 
 /** Pure: the objects that a release's hooks create (from the stored hook manifests). */

@@ -12,7 +12,7 @@ import { namespaceScheduler, namespaceWaitOf } from './namespace-phase.js';
 import { awaitNamespacesGone } from './namespaces.js';
 import { runStage } from './run-stage.js';
 import type { StageContext, TeardownOptions, TeardownPorts } from './teardown-context.js';
-import type { StageResult, TeardownResult } from './teardown-result.js';
+import type { StageResult, TeardownResult } from '../model/teardown-result.js';
 
 /**
  * Executes a teardown plan, stage by stage: custom resources first while their controller

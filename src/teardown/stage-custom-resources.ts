@@ -8,8 +8,8 @@ import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import type { CrdInstancesOutcome } from './teardown-result.js';
-import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
+import type { Blocker, CrdInstancesOutcome } from '../model/teardown-result.js';
+import { waitUntilGone, type AwaitedObject } from './wait-gone.js';
 
 /**
  * Waits within the stage budget until `awaited` are gone.

@@ -14,12 +14,8 @@ import type { ReleaseFacts } from '../plan/release-facts.js';
 import { uninstallBatches, type NamespaceRemoval } from './remove-with-namespace.js';
 import { strandedReason } from './stage-custom-resources.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import {
-  helmDriverOf,
-  removalWords,
-  type CrdInstancesOutcome,
-  type ReleaseOutcome,
-} from './teardown-result.js';
+import { removalWords, type CrdInstancesOutcome, type ReleaseOutcome } from '../model/teardown-result.js';
+import { helmDriverOf } from './dry-run.js';
 import type { AwaitedObject } from './wait-gone.js';
 
 function tail(text: string, lines = 3): string {

@@ -11,7 +11,7 @@ import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { InFlight } from '../util/in-flight.js';
 import type { Clock } from '../util/wait.js';
 import type { KindAddress, ResourceIndex } from './resource-index.js';
-import type { ReleaseOutcome } from './teardown-result.js';
+import type { ReleaseOutcome } from '../model/teardown-result.js';
 
 /** The teardown's side effects (runTeardown's ports): the API, Helm, the resource index, logs and groups. */
 export interface TeardownPorts {
