@@ -1,6 +1,7 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
-import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
+import { InputDefaults } from './config/inputs.js';
+import { inputRef, Inputs, inputSet } from './words/input-words.js';
 import { findReleases } from './helm/discover-releases.js';
 import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
@@ -8,13 +9,14 @@ import { collectInventory, listedGroupOf } from './inventory/collect.js';
 import { configMapRecordNamespaces } from './inventory/helm-records.js';
 import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
-import { groupOf } from './cluster/api-version.js';
+import { groupOf } from './kube/api-version.js';
 import type { LiveObjectLookup } from './plan/release-reach.js';
 import type { CrdEvidence, LiveCrd } from './plan/crd-ownership.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope, scopeRefusals } from './plan/scope.js';
 import { namespaceProtection } from './plan/protected-namespaces.js';
-import { blastRadiusOf, type BlastRadius } from './teardown/blast-radius.js';
+import { blastRadiusOf } from './teardown/blast-radius.js';
+import type { BlastRadius, DryRunSummary } from './model/dry-run.js';
 import {
   failingFindings,
   inventoryVerdict,
@@ -37,17 +39,17 @@ import {
   type Leftover,
   type LeftoverDiagnosis,
 } from './rules/leftover-diagnosis.js';
-import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
+import { dryRunOf } from './teardown/dry-run.js';
 import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown, TeardownInterruptedError } from './teardown/run-teardown.js';
-import { removalWords, type TeardownResult } from './teardown/teardown-result.js';
+import { removalWords, type TeardownResult } from './model/teardown-result.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 import { compareWithBaseline, type Baseline } from './report/baseline.js';
-import type { RefusedRequest } from './cluster/refusal.js';
+import type { RefusedRequest } from './kube/refusal.js';
 import type { Cancellation } from './util/cancellation.js';
 import type { ProgressRecorder } from './report/cancelled.js';
 

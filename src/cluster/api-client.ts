@@ -7,7 +7,7 @@ import {
   isTlsError,
   isUnreachableError,
 } from './errors.js';
-import { requestPathProblem } from './object-names.js';
+import { requestPathProblem } from '../kube/object-names.js';
 import { RequestCounters, isForbidden, outagePauseMs, unreachableError } from './outage.js';
 import type { HttpsCredentials } from './credentials.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';

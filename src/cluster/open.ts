@@ -1,8 +1,7 @@
-import type { Settings } from '../config/settings.js';
 import type { CommandRunner } from '../util/command.js';
 import { createApiClient, type ApiClient } from './api-client.js';
 import { checkAccess } from './connect.js';
-import { ensureKindCluster, type KindCluster } from './kind.js';
+import { ensureKindCluster, type KindCluster, type KindRequest } from './kind.js';
 import { ClusterAccessError, KubernetesApiError, transportErrorCode } from './errors.js';
 import {
   describeKubeconfigOrigin,
@@ -47,11 +46,34 @@ function retryReason(error: unknown): string {
 }
 
 /**
+ * The settings that say which cluster to open (a part of config/settings.ts `Settings`, which
+ * satisfies it, named here so that cluster/ does not import config/).
+ */
+export interface ClusterSettings {
+  /** `existing`: use `kubeconfig`/`context`; `kind`: create (or reuse) a kind cluster. */
+  readonly cluster: 'existing' | 'kind';
+  /** Raw `kubeconfig` input: a path, inline YAML, base64 of either, or '' for the default chain. */
+  readonly kubeconfig: string;
+  /** Context to use; '' means the kubeconfig's current-context. */
+  readonly context: string;
+  /** What to ask kind for when `cluster` is `kind`. */
+  readonly kind: KindRequest;
+  /** Timeout of one API request, in ms. */
+  readonly requestTimeoutMs: number;
+  /**
+   * The run's mode and overall `timeout` (ms): a `teardown` is bounded by it, so retries and
+   * outage waits never go past the deadline it sets when the cluster is opened.
+   */
+  readonly mode: string;
+  readonly timeoutMs: number;
+}
+
+/**
  * Gets the cluster: creates or reuses a kind cluster, or loads the kubeconfig and context;
  * masks every credential; checks that the API answers and the identity may list namespaces.
  * @throws ClusterAccessError (see cluster/errors.ts) with a message that names the fix.
  */
-export async function openCluster(settings: Settings, ports: OpenClusterPorts): Promise<OpenCluster> {
+export async function openCluster(settings: ClusterSettings, ports: OpenClusterPorts): Promise<OpenCluster> {
   let kind: KindCluster | undefined;
   let kubeconfigInput = settings.kubeconfig;
   if (settings.cluster === 'kind') {

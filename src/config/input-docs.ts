@@ -1,4 +1,5 @@
-import { inputRef, inputSet, type InputName, type ModeName } from './inputs.js';
+import type { ModeName } from './inputs.js';
+import { inputRef, inputSet, type InputName } from '../words/input-words.js';
 
 /**
  * What one input means, in one place: action.yml's `description` of the input is

@@ -7,10 +7,8 @@ import {
   type Report,
   type Verdict,
 } from './report.js';
-import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
-import type { DryRunSkip, DryRunSummary } from '../teardown/dry-run.js';
-import { removalWords, type TeardownResult } from '../teardown/teardown-result.js';
-import type { Blocker } from '../teardown/wait-gone.js';
+import type { BlastRadius, BlastRadiusObject, DryRunSkip, DryRunSummary } from '../model/dry-run.js';
+import { type Blocker, removalWords, type TeardownResult } from '../model/teardown-result.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';

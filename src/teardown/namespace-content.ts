@@ -1,8 +1,9 @@
 import pLimit from 'p-limit';
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { deletionRefusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { deletionRefusalOf } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import { collectionPath, metadataListAccept } from '../inventory/list.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';

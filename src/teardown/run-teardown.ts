@@ -2,7 +2,7 @@
  * The teardown: stage after stage (run-stage.ts), each namespace deleted as soon as it is free
  * (namespace-phase.ts), then the wait for the namespaces and the look for what Helm hooks left.
  */
-import { describeRefusal, type RefusedRequest } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import type { HelmPort } from '../helm/helm-cli.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { inFlight } from '../util/in-flight.js';
@@ -12,8 +12,13 @@ import { namespaceScheduler, namespaceWaitOf } from './namespace-phase.js';
 import { awaitNamespacesGone } from './namespaces.js';
 import { runStage } from './run-stage.js';
 import type { StageContext, TeardownOptions, TeardownPorts } from './teardown-context.js';
-import type { ReleaseOutcome, StageResult, TeardownResult } from './teardown-result.js';
-import type { NamespaceDeletion, NamespaceOutcome } from './namespaces.js';
+import type {
+  NamespaceOutcome,
+  ReleaseOutcome,
+  StageResult,
+  TeardownResult,
+} from '../model/teardown-result.js';
+import type { NamespaceDeletion } from './namespaces.js';
 
 /**
  * Thrown by `runTeardown` when something stops it after it began (the cluster stopped

@@ -4,9 +4,10 @@
  * `helm uninstall`; a release `strandedReason` holds is skipped.
  */
 import pLimit from 'p-limit';
-import { inputRef, Inputs } from '../config/inputs.js';
+import { inputRef, Inputs } from '../words/input-words.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, deletionRefusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { deletionRefusalOf } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
@@ -14,12 +15,8 @@ import { uninstallBatches, type NamespaceRemoval } from './remove-with-namespace
 import { protectedAmong } from './scope-guard.js';
 import { strandedReason } from './stage-custom-resources.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import {
-  helmDriverOf,
-  removalWords,
-  type CrdInstancesOutcome,
-  type ReleaseOutcome,
-} from './teardown-result.js';
+import { removalWords, type CrdInstancesOutcome, type ReleaseOutcome } from '../model/teardown-result.js';
+import { helmDriverOf } from './dry-run.js';
 import type { AwaitedObject } from './wait-gone.js';
 
 function tail(text: string, lines = 3): string {

@@ -1,11 +1,6 @@
 import { KubernetesApiError } from '../../../src/cluster/errors.js';
-import {
-  deletionRefusalOf,
-  describeRefusal,
-  isFailedDeletion,
-  isRefusal,
-  refusalOf,
-} from '../../../src/cluster/refusal.js';
+import { deletionRefusalOf, isFailedDeletion, isRefusal, refusalOf } from '../../../src/cluster/refusal.js';
+import { describeRefusal } from '../../../src/kube/refusal.js';
 
 const answer = (status: number, reason = '', message = '') =>
   new KubernetesApiError(status, 'DELETE', '/api/v1/namespaces/pr-1', reason, message);

@@ -2,7 +2,7 @@ import { teardownDoneWords } from '../../../src/engine.js';
 import { checkRunOutput } from '../../../src/report/github/check-run.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import { errorKind, type Report } from '../../../src/report/report.js';
-import type { TeardownResult } from '../../../src/teardown/teardown-result.js';
+import type { TeardownResult } from '../../../src/model/teardown-result.js';
 
 const none = { blockingConditions: [], finalizers: [], metadataFinalizers: [] };
 
