@@ -616,7 +616,7 @@ function stoppedBody(
   const why = (error as Error)?.message?.trim() || `unexpected error: ${String(error)}`;
   return {
     verdict: 'error',
-    error: `the teardown stopped: ${why}. Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
+    error: `the teardown stopped: ${why}${/[.?!]$/.test(why) ? '' : '.'} Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
     plan: summarizePlan(planned.plan, planned.blastRadius),
     teardown,
     warnings: planned.warnings,
