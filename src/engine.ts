@@ -10,6 +10,7 @@ import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
 import { groupOf } from './cluster/api-version.js';
 import type { LiveObjectLookup } from './plan/release-reach.js';
+import type { CrdEvidence, LiveCrd } from './plan/crd-ownership.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope, scopeRefusals } from './plan/scope.js';
 import { namespaceProtection } from './plan/protected-namespaces.js';
@@ -28,6 +29,7 @@ import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
 import { wasListed } from './rules/snapshot-views.js';
+import { fullObjectsOf } from './rules/kubernetes-objects.js';
 import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
@@ -195,7 +197,8 @@ const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: st
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
  * their wait ended (custom resources deleted first, then the manifests' objects), objects of
- * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
+ * Helm hooks, and namespaces still Terminating, not waited for, whose deletion was refused, or
+ * that were found protected just before their DELETE.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
   return [
@@ -213,7 +216,13 @@ export function leftoversOf(teardown: TeardownResult): Leftover[] {
     }),
     ...teardown.hookLeftovers.map((b): Leftover => ({ object: ref(b), source: 'hook' })),
     ...teardown.namespaces
-      .filter((n) => n.status === 'stuck' || n.status === 'not-waited' || n.status === 'refused')
+      .filter(
+        (n) =>
+          n.status === 'stuck' ||
+          n.status === 'not-waited' ||
+          n.status === 'refused' ||
+          n.status === 'protected',
+      )
       .map((n): Leftover => ({
         object: { apiVersion: 'v1', kind: 'Namespace', name: n.name },
         source: 'namespace',
@@ -295,11 +304,14 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
   return ports.group('Planning the teardown', async () => {
     const namespaces = namespacesOf(inventory);
     const scope = resolveScope(settings.scope, namespaces);
-    const { releases, problems, refused, conflicts } = await findReleases(cluster.api, {
-      namespaces: [...scope.namespaces, ...settings.scope.releases.map((r) => r.namespace)],
-      configMapNamespaces: releaseConfigMapNamespaces(inventory),
-      concurrency: settings.listConcurrency,
-    });
+    const { releases, problems, refused, conflicts, refusedReleases, earlierRevisions } = await findReleases(
+      cluster.api,
+      {
+        namespaces: [...scope.namespaces, ...settings.scope.releases.map((r) => r.namespace)],
+        configMapNamespaces: releaseConfigMapNamespaces(inventory),
+        concurrency: settings.listConcurrency,
+      },
+    );
     const resources = resourceIndex(inventory.resources);
     const teardownPlan: TeardownPlan = buildPlan({
       scope,
@@ -314,6 +326,9 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       liveObject: liveObjectIndex(inventory),
       scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
       storageConflicts: conflicts,
+      refusedReleases,
+      earlierRevisions,
+      crdEvidence: crdEvidenceOf(inventory, (group, kind) => resources(group, kind) !== undefined),
     });
     const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
     logBlastRadius(blastRadius, ports.info);
@@ -362,6 +377,44 @@ function liveObjectIndex(inventory: Inventory): LiveObjectLookup {
     );
     // An events.k8s.io Event is listed as a core Event (collect.ts `listedGroupOf`).
     return index.get(key(listedGroupOf(group, kind), kind, namespace, name));
+  };
+}
+
+/**
+ * Pure: what the snapshot says about the CRDs releases ship (plan/crd-ownership.ts): the
+ * CustomResourceDefinitions by name (metadata and declared names), the groups the API server
+ * serves itself (APIServices labelled `kube-aggregator.kubernetes.io/automanaged: onstart`) and
+ * those an aggregated API serves (an APIService with a service).
+ */
+function crdEvidenceOf(inventory: Inventory, served: CrdEvidence['served']): CrdEvidence {
+  const crds = new Map(
+    fullObjectsOf(inventory, 'customresourcedefinitions').map((c) => [c.metadata?.name ?? '', c]),
+  );
+  const apiServices = fullObjectsOf(inventory, 'apiservices');
+  const groupsOf = (keep: (a: (typeof apiServices)[number]) => boolean) =>
+    new Set(apiServices.filter(keep).map((a) => a.spec?.group ?? ''));
+  return {
+    liveCrd: (name) => {
+      const c = crds.get(name);
+      if (!c) return undefined;
+      const owners = (c.metadata as { ownerReferences?: LiveCrd['ownerReferences'] } | undefined)
+        ?.ownerReferences;
+      return {
+        ...(c.metadata?.labels ? { labels: c.metadata.labels } : {}),
+        ...(c.metadata?.annotations ? { annotations: c.metadata.annotations } : {}),
+        ...(owners ? { ownerReferences: owners } : {}),
+        ...(c.spec?.group !== undefined ? { group: c.spec.group } : {}),
+        ...(c.spec?.names?.plural !== undefined ? { plural: c.spec.names.plural } : {}),
+        ...(c.spec?.names?.kind !== undefined ? { kind: c.spec.names.kind } : {}),
+        ...(c.spec?.scope !== undefined ? { scope: c.spec.scope } : {}),
+      };
+    },
+    served,
+    builtInGroups: groupsOf(
+      (a) => a.metadata?.labels?.['kube-aggregator.kubernetes.io/automanaged'] === 'onstart',
+    ),
+    aggregatedGroups: groupsOf((a) => a.spec?.service != null),
+    crdsUnlisted: !wasListed(inventory, 'apiextensions.k8s.io', 'customresourcedefinitions'),
   };
 }
 

@@ -327,14 +327,15 @@ const namespaceResults = (face: Face) =>
     deleted: 'deleted',
     'not-waited': `**deletion requested, not waited for long enough** (the overall ${codeSpan(inputName(face, 'timeout'))} ran out)`,
     refused: '**deletion refused** by the API server',
+    protected: '**not deleted**: kube-sweep sent no DELETE',
   }) as const;
 
-/** The result cell of a namespace: its status, and for a refused one the server's words. */
+/** The result cell of a namespace: its status, and for a refused or protected one the words why. */
 const namespaceResult = (n: TeardownResult['namespaces'][number], face: Face) =>
   n.status === 'not-waited' && n.message
     ? `**deletion requested, not confirmed**: ${escapeMarkdown(n.message)}`
     : namespaceResults(face)[n.status] +
-      (n.status === 'refused' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
+      (n.status === 'refused' || n.status === 'protected' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
 
 /** The teardown: each release and namespace with its result, then what is still there and why. */
 function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string[] {

@@ -9,9 +9,9 @@ import { KubernetesApiError } from '../cluster/errors.js';
 import { describeRefusal, deletionRefusalOf, type RefusedRequest } from '../cluster/refusal.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage } from '../plan/build-plan.js';
-import { isProtected, nameProtectionOnly, protectionReason } from '../plan/protected-namespaces.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { uninstallBatches, type NamespaceRemoval } from './remove-with-namespace.js';
+import { protectedAmong } from './scope-guard.js';
 import { strandedReason } from './stage-custom-resources.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
 import {
@@ -30,8 +30,9 @@ function tail(text: string, lines = 3): string {
  * Deletes the objects of a release that its namespaces' deletion does not reach (cluster-scoped
  * ones, namespaced ones elsewhere), one kind after another in Helm's uninstall order, the
  * objects of a kind at once; propagationPolicy Background, as `helm uninstall` deletes.
- * An object in a protected namespace (`plan.scope.protection`) stops it before any request:
- * `guarded`, nothing deleted (removalWithNamespaces never passes one; this is the last check).
+ * An object in a protected namespace (`plan.scope.protection`, each namespace read again just
+ * before: `protectedAmong`, scope-guard.ts) stops it before any DELETE: `guarded`, nothing
+ * deleted (removalWithNamespaces never passes one; this is the last check).
  * Exported for its unit test; the teardown calls it through removeWithNamespaces.
  * @returns the first failure other than 404 (`guarded` first, then a refusal: `refused`, with
  *   the server's answer, for any answer but 404 and 409, a 5xx of a failing webhook included:
@@ -43,13 +44,18 @@ export async function deleteDirectObjects(
   c: Pick<StageContext, 'plan' | 'ports'>,
 ): Promise<{ line: string; refused?: RefusedRequest; guarded?: true } | undefined> {
   // Defence in depth: removalWithNamespaces already leaves such a release to Helm, and the plan
-  // refuses it; should an object in a protected namespace still get here, nothing is deleted.
-  const protection = c.plan.scope.protection ?? nameProtectionOnly;
-  const guarded = objects.find((o) => o.namespace && isProtected(o.namespace, protection));
-  if (guarded?.namespace) {
-    const why = protectionReason(guarded.namespace, protection);
+  // refuses it; should an object in a protected namespace still get here (or its namespace have
+  // been labelled protected since the plan), nothing is deleted. Each namespace is read now.
+  const namespaced = objects.filter((o) => o.namespace);
+  const found = await protectedAmong(
+    c.ports.api,
+    namespaced.map((o) => o.namespace!),
+    c.plan.scope.protection,
+  );
+  const guarded = found && namespaced.find((o) => o.namespace === found.namespace);
+  if (found && guarded) {
     return {
-      line: `not deleting ${guarded.kind} ${guarded.namespace}/${guarded.name}: namespace ${guarded.namespace} is protected (${why})`,
+      line: `not deleting ${guarded.kind} ${guarded.namespace}/${guarded.name}: namespace ${found.namespace} is protected (${found.reason})`,
       guarded: true,
     };
   }
