@@ -641,7 +641,9 @@ async function provenTeardownBody(
  */
 export function teardownDoneWords(teardown: TeardownResult): string {
   const removed = teardown.stages.flatMap((s) => s.releases).filter((r) => r.status === 'uninstalled');
-  const asked = teardown.namespaces.filter((n) => n.status !== 'absent' && n.status !== 'refused');
+  const asked = teardown.namespaces.filter(
+    (n) => n.status !== 'absent' && n.status !== 'refused' && n.status !== 'protected',
+  );
   const done = [
     removed.length
       ? `${removed.length} release(s) removed (${removed.map((r) => r.release).join(', ')})`
