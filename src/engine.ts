@@ -643,7 +643,9 @@ async function provenTeardownBody(
  */
 export function teardownDoneWords(teardown: TeardownResult): string {
   const removed = teardown.stages.flatMap((s) => s.releases).filter((r) => r.status === 'uninstalled');
-  const asked = teardown.namespaces.filter((n) => n.status !== 'absent' && n.status !== 'refused');
+  const asked = teardown.namespaces.filter(
+    (n) => n.status !== 'absent' && n.status !== 'refused' && n.status !== 'protected',
+  );
   const done = [
     removed.length
       ? `${removed.length} release(s) removed (${removed.map((r) => r.release).join(', ')})`
@@ -671,7 +673,7 @@ function stoppedBody(
   const why = (error as Error)?.message?.trim() || `unexpected error: ${String(error)}`;
   return {
     verdict: 'error',
-    error: `the teardown stopped: ${why}. Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
+    error: `the teardown stopped: ${why}${/[.?!]$/.test(why) ? '' : '.'} Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
     plan: summarizePlan(planned.plan, planned.blastRadius),
     teardown,
     warnings: planned.warnings,

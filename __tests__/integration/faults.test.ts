@@ -227,8 +227,13 @@ test(
       expect(report.verdict).toBe('error');
       expect(exitCodeOf(report)).toBe(2);
       expect(failures[0]).toMatch(
-        /^the API server https:\/\/127\.0\.0\.1:\d+ did not answer GET \S+ \(.*\); it had answered before, and was tried again for 6\d s: is the control plane \(API server, etcd\) down\?$/,
+        /^the teardown stopped: the API server https:\/\/127\.0\.0\.1:\d+ did not answer GET \S+ \(.*\); it had answered before, and was tried again for 6\d s: is the control plane \(API server, etcd\) down\? Done before that: 1 release\(s\) removed \(\S+\/web\); deletion of 1 namespace\(s\) accepted \(\S+ not confirmed\); the cluster was not looked at again/,
       );
+      // A fault never erases what was done: the plan and the steps taken are in the report.
+      expect(report.plan?.namespacesToDelete).toEqual([ns]);
+      expect(report.teardown!.stages[0]!.releases.map((r) => [r.release, r.status])).toEqual([
+        [`${ns}/web`, 'uninstalled'],
+      ]);
     } finally {
       await removeNamespace(ns);
     }

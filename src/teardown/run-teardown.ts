@@ -222,7 +222,7 @@ function stageSoFar(
 
 /**
  * Pure: each namespace whose deletion was asked, when the teardown stopped before its wait
- * ended: `absent`, `refused` (with the server's words), else `not-waited` with a message
+ * ended: `absent`, `refused` (with the server's words), `protected` (the guard), else `not-waited` with a message
  * saying its deletion was asked and never confirmed.
  */
 function namespacesSoFar(deletions: readonly NamespaceDeletion[]): NamespaceOutcome[] {
@@ -232,6 +232,14 @@ function namespacesSoFar(deletions: readonly NamespaceDeletion[]): NamespaceOutc
       if (d.absent.has(name)) return { name, status: 'absent', ...none };
       const refused = d.refused.get(name);
       if (refused) return { name, status: 'refused', message: describeRefusal(refused), ...none };
+      const guarded = d.guarded.get(name);
+      if (guarded !== undefined)
+        return {
+          name,
+          status: 'protected',
+          message: `protected (${guarded}) when read just before its DELETE`,
+          ...none,
+        };
       return {
         name,
         status: 'not-waited',
