@@ -72,10 +72,10 @@ export function namespaceScheduler(
         f.stage === index &&
         (f.releases.length > 0 ? f.releases.every((r) => done.has(r)) : all) &&
         !requested.has(n) &&
-        !guarded(n) &&
         !keepFor.has(n)
       );
     });
+    // A protected one is not left out here: the guard before its DELETE refuses it, reported.
     if (free.length === 0) return;
     free.forEach((n) => requested.add(n));
     if (!all || index < plan.stages.length - 1)
