@@ -13,6 +13,14 @@ import { awaitNamespacesGone } from './namespaces.js';
 import { runStage } from './run-stage.js';
 import type { StageContext, TeardownOptions, TeardownPorts } from './teardown-context.js';
 import type { StageResult, TeardownResult } from './teardown-result.js';
+import { namespacesHeldByKnownBlockers, type KnownBlocker } from './known-blockers.js';
+import type { Blocker } from './wait-gone.js';
+
+/** Pure: what a stage's waits left (its CRD instances and its manifests' objects still there). */
+const waitedOut = (s: StageResult): Blocker[] =>
+  [...s.crdInstances.flatMap((x) => x.remaining), ...s.remaining].filter(
+    (b) => b.deletionTimestamp !== undefined && b.finalizers.length > 0,
+  );
 
 /**
  * Executes a teardown plan, stage by stage: custom resources first while their controller
@@ -24,6 +32,9 @@ import type { StageResult, TeardownResult } from './teardown-result.js';
  * that times out or cannot check something is recorded (which object, which finalizer, which
  * request) and the next stage still runs, so as much as possible is cleaned. Then the
  * namespaces are awaited (namespaces.ts), and objects left by Helm hooks are looked for.
+ * Known blockers (`options.knownHangs`, and what a wait waited out) are awaited once, never
+ * once per stage: a wait looks at one whose finalizers have not changed and goes on
+ * (known-blockers.ts), and a namespace that holds one is looked at, not awaited.
  * A request the API server refuses (RBAC, admission, quota) is recorded in `refusals` (and in
  * the namespace's or release's outcome) and the teardown goes on. Every `helm uninstall` it
  * started has ended when it returns or throws (`helmProcesses`).
@@ -64,11 +75,30 @@ async function tearDown(
   const refusals: RefusedRequest[] = [];
   const namespaces = namespaceScheduler(plan, ports, clock, refusals);
   const stages: StageResult[] = [];
+  // Known blockers (known-blockers.ts): the predicted hangs, then what each wait waited out.
+  const known = new Map<string, KnownBlocker>(
+    [...(options.knownHangs ?? [])].map(([id, k]) => [
+      id,
+      { finalizers: k.finalizers, reason: `predicted to hang (${k.evidence})` },
+    ]),
+  );
   await namespaces.deleteFree(-1, true);
   for (const stage of plan.stages) {
     const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
     const budget = budgetFrom(clock.now());
-    const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [], refusals };
+    const c: StageContext = {
+      plan,
+      options,
+      ports,
+      clock,
+      budget,
+      byKey,
+      errors: [],
+      refusals,
+      stageIndex: stage.index,
+      known,
+      skippedWaits: [],
+    };
     stages.push(await ports.group(title, () => runStage(stage, c, namespaces)));
   }
   for (const [ns, release] of namespaces.keepFor) {
@@ -82,6 +112,10 @@ async function tearDown(
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
           awaitNamespacesGone(ports.api, namespaces.deletions, {
+            lookOnce: namespacesHeldByKnownBlockers(
+              stages.flatMap((s) => [...(s.waitsSkipped ?? []), ...waitedOut(s)]),
+              options.awaitKnownHangs === true,
+            ),
             timeoutMs: Math.max(0, namespaceWait.endsAt - clock.now()),
             cutShort: namespaceWait.cutShort,
             clock,

@@ -6,6 +6,7 @@ import type { RefusedRequest } from '../cluster/refusal.js';
 import type { NamespaceOutcome } from './namespaces.js';
 import type { Blocker } from './wait-gone.js';
 import type { HelmRelease } from '../helm/release-storage.js';
+import type { SkippedWait } from './wait-gone.js';
 
 /** How a release would be removed: by `helm uninstall`, or with its namespaces (`uninstall-mode: auto`). */
 export interface PlannedRemoval {
@@ -81,6 +82,12 @@ export interface StageResult {
   readonly unservedKinds: readonly string[];
   /** Manifest kinds whose group-version failed discovery: their objects could not be checked. */
   readonly unverifiableKinds: readonly string[];
+  /**
+   * Objects the stage looked at once and did not wait for: predicted to hang (or already waited
+   * out by an earlier stage) and unchanged since, each with why (known-blockers.ts). They are
+   * also in `remaining` or `crdInstances[].remaining`. Absent in reports written before it existed.
+   */
+  readonly waitsSkipped?: readonly SkippedWait[];
   /** Requests that failed while deleting or waiting (e.g. 403): what they could not check. */
   readonly errors: readonly string[];
   /** When the stage started and ended (RFC 3339, ms precision); its budget runs from `startedAt`. */

@@ -1,9 +1,17 @@
+import { groupOf } from '../cluster/api-version.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { ApiClient, WatchEvent } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath, metadataListAccept } from '../inventory/list.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import type { KindAddress } from './resource-index.js';
+
+/**
+ * Pure: an object's identity across a teardown's prediction and its waits: API group (not
+ * version), kind, namespace, name.
+ */
+export const objectId = (o: { apiVersion: string; kind: string; namespace?: string; name: string }) =>
+  JSON.stringify([groupOf(o.apiVersion), o.kind, o.namespace ?? '', o.name]);
 
 /** An object teardown waits for. */
 export interface AwaitedObject {
@@ -24,6 +32,19 @@ export interface Blocker {
   readonly finalizers: readonly string[];
   /** RFC 3339; absent when nobody asked to delete it (e.g. helm uninstall failed). */
   readonly deletionTimestamp?: string;
+}
+
+/** What is known of one blocker: its finalizers then, and why it will not go. */
+export interface KnownBlocker {
+  readonly finalizers: readonly string[];
+  /** `predicted to hang: <evidence>` or `already awaited for a whole stage budget in stage N`. */
+  readonly reason: string;
+}
+
+/** A wait the teardown did not spend its budget on: the object, still there, and why. */
+export interface SkippedWait extends Blocker {
+  /** Why it was not awaited (the known reason, and that nothing changed since). */
+  readonly reason: string;
 }
 
 interface Meta {
