@@ -141,3 +141,26 @@ test('a leftover nobody predicted (a finalizer added after the plan was taken) i
       await deleteNamespaceAndWait(api, ns, 120_000).catch(() => {});
   }
 });
+
+test('await-predicted-hangs: true keeps the old patience: an object predicted to hang is awaited like any other', async () => {
+  const api = suiteApi();
+  const ns = uniqueName('pred-old');
+  const clusterRole = `${ns}-held-reader`;
+  // The `held` chart: a ClusterRole with finalizer example.com/hold, which no controller removes.
+  const r = await helm4(['install', 'held', chart('held'), '-n', ns, '--create-namespace']);
+  expect(r.exitCode).toBe(0);
+  try {
+    const inputs = { mode: 'teardown', namespaces: ns, 'stage-timeout': '3s' };
+    const patient = await runAction({ ...inputs, 'await-predicted-hangs': 'true' });
+    expect(expectedOf(patient.report, 'ClusterRole', clusterRole)).toBe('hangs');
+    expect(patient.report.teardown!.stages.flatMap((s) => s.waitsSkipped ?? [])).toEqual([]);
+    expect(patient.report.teardown!.stages[0]!.remaining.map((b) => b.name)).toEqual([clusterRole]);
+    expect(patient.report.surprises).toEqual([]);
+  } finally {
+    await removeFinalizers(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${clusterRole}`);
+    await deleteIfPresent(api, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${clusterRole}`);
+    await helm4(['uninstall', 'held', '-n', ns]);
+    if (await getOrUndefined(api, `/api/v1/namespaces/${ns}`))
+      await deleteNamespaceAndWait(api, ns, 120_000).catch(() => {});
+  }
+});
