@@ -1,6 +1,6 @@
 import { Inputs, type InputName, type ModeName } from '../config/inputs.js';
 import { InputError, parseSettings, type Settings } from '../config/settings.js';
-import { checkReportPath, execute, writeReport } from '../execute.js';
+import { checkReportPath, execute, reportPathNeighbours, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
@@ -218,7 +218,7 @@ function settingsFromFlags(
       if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
       return typeof v === 'string' ? v : '';
     });
-    if (settings.reportPath) checkReportPath(settings.reportPath);
+    if (settings.reportPath) checkReportPath(settings.reportPath, reportPathNeighbours(settings));
     return settings;
   } catch (error) {
     if (!(error instanceof InputError)) throw error;

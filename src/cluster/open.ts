@@ -21,6 +21,12 @@ export interface OpenCluster {
   readonly kubeconfigPath: string;
   /** Set when `cluster: kind`. */
   readonly kind?: KindCluster;
+  /**
+   * For `mode: teardown`: when its overall `timeout` ends (ms since the epoch), counted from
+   * the moment the API client was made; the client never retries past it (`deadlineAt`), and the
+   * teardown gets what is left of it.
+   */
+  readonly deadlineAt?: number;
 }
 
 export interface OpenClusterPorts {
@@ -56,8 +62,15 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
   }
   const loaded = loadKubeconfig(kubeconfigInput, settings.context, ports.env);
   for (const secret of loaded.secrets) ports.setSecret(secret);
+  // `timeout` bounds the whole teardown step: retries, outages and the scan afterwards included.
+  const deadlineAt = settings.mode === 'teardown' ? Date.now() + settings.timeoutMs : undefined;
   const api = await createApiClient(loaded, {
     timeoutMs: settings.requestTimeoutMs,
+    ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+    onDeadline: (req, error) =>
+      ports.log(
+        `not trying ${req.method ?? 'GET'} ${req.path} again (${retryReason(error)}): the overall timeout (${settings.timeoutMs / 1000}s) has run out`,
+      ),
     onSecret: ports.setSecret,
     onTokenRenewed: (req) =>
       ports.log(
@@ -77,7 +90,14 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
     ports.log(`connected to ${loaded.server} (Kubernetes ${serverVersion}, context '${loaded.context}')`);
     // Written only once the credentials proved good: a failed connection leaves no copy behind.
     const kubeconfigPath = writeKubeconfigFile(loaded, ports.env.RUNNER_TEMP);
-    return { loaded, api, serverVersion, kubeconfigPath, ...(kind ? { kind } : {}) };
+    return {
+      loaded,
+      api,
+      serverVersion,
+      kubeconfigPath,
+      ...(kind ? { kind } : {}),
+      ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+    };
   } catch (error) {
     await api.close();
     // The first requests prove the kubeconfig right or wrong: say which input to fix.

@@ -66,6 +66,21 @@ export function protectionReason(name: string, protection: NamespaceProtection):
   return undefined;
 }
 
+/**
+ * Pure: `protection` with one namespace as just read from the cluster (its labels now): a
+ * namespace labelled `kube-sweep.io/protected=true` since the plan was made is protected from
+ * then on, and one labelled when the plan was made stays protected (the label is never taken
+ * back during a run). teardown/scope-guard.ts asks this before each DELETE.
+ */
+export function protectionNow(
+  protection: NamespaceProtection,
+  current: { readonly name: string; readonly labels?: Readonly<Record<string, string>> },
+): NamespaceProtection {
+  if (current.labels?.[protectedLabel] !== 'true' || protection.labelled.includes(current.name))
+    return protection;
+  return { ...protection, labelled: [...protection.labelled, current.name].sort() };
+}
+
 /** Pure: whether kube-sweep must leave `name` and everything in it alone (`protectionReason`). */
 export function isProtected(name: string, protection: NamespaceProtection): boolean {
   return protectionReason(name, protection) !== undefined;

@@ -316,6 +316,19 @@ export function goneWithNamespace(o: { readonly namespace?: string }, result: Te
 }
 
 /**
+ * Pure: how a run with verdict `error` ended, for titles: `cancelled` (SIGINT/SIGTERM: the
+ * `cancelled` section), `stopped` (something stopped a teardown after it began: the report
+ * carries what it did), else `could-not-run` (nothing was changed). Undefined for other verdicts.
+ */
+export function errorKind(
+  report: Pick<Report, 'verdict' | 'cancelled' | 'teardown'>,
+): 'cancelled' | 'stopped' | 'could-not-run' | undefined {
+  if (report.verdict !== 'error') return undefined;
+  if (report.cancelled) return 'cancelled';
+  return report.teardown ? 'stopped' : 'could-not-run';
+}
+
+/**
  * Pure: whether a teardown left anything behind (see Verdict). Hook objects in a namespace the
  * teardown then deleted do not count (`goneWithNamespace`).
  */

@@ -81,6 +81,9 @@ function findingOf(refusals: readonly RefusedRequest[], inventory: Inventory, co
       severity: !there ? 'info' : collections ? 'warning' : 'error',
       message:
         `The API server refused kube-sweep's ${stepWords[first.step]} ${what} (HTTP ${first.status}${first.reason ? ` ${first.reason}` : ''}): ${first.message}` +
+        (first.status >= 500
+          ? ' (a failure of the server that its retries did not get past, such as an admission webhook with failurePolicy Fail whose backend times out or cannot be reached)'
+          : '') +
         (there
           ? collections
             ? '; the namespace controller deletes them instead, if it may'
@@ -102,7 +105,8 @@ function findingOf(refusals: readonly RefusedRequest[], inventory: Inventory, co
 /**
  * deletion-refused: a request of kube-sweep's own to delete (or, in remediation, patch) an
  * object that the API server refused during this run (`context.refusals`: RBAC 403, an
- * admission policy's or webhook's denial, a quota), which the teardown recorded and went past.
+ * admission policy's or webhook's denial, a quota; for a teardown's DELETE, also a 5xx such as a
+ * failing webhook's 500: cluster/refusal.ts `isFailedDeletion`), which the teardown recorded and went past.
  * Refusals of the same step about the same object are one finding (a namespace's refused
  * deletecollections). Severity error while the object is still there in the snapshot after the
  * run; warning for a namespace's refused emptying (the namespace controller, with its own
