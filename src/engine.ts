@@ -40,7 +40,14 @@ import {
   type LeftoverDiagnosis,
 } from './rules/leftover-diagnosis.js';
 import { dryRunOf } from './teardown/dry-run.js';
-import { deletionForecast } from './rules/deletion-forecast.js';
+import { deletionOutlook } from './rules/deletion-forecast.js';
+import {
+  knownHangs,
+  predictTeardown,
+  surprisesOf,
+  predictedId,
+  type Prediction,
+} from './teardown/prediction.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown, TeardownInterruptedError } from './teardown/run-teardown.js';
@@ -349,9 +356,83 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       for (const line of describeWaves(s.gitopsWaves)) ports.info(`  ${line}`);
     }
     for (const e of teardownPlan.edges) ports.info(`  ${e.before} before ${e.after}: ${e.reason}`);
-    ports.info(`namespaces to delete: ${teardownPlan.namespacesToDelete.join(', ') || '(none)'}`);
-    return { plan: teardownPlan, blastRadius, warnings, problems, refused, resources };
+    const { dryRun, prediction } = predictionOf(settings, inventory, teardownPlan, resources);
+    logPrediction(prediction, ports.info);
+    return { plan: teardownPlan, blastRadius, warnings, problems, refused, resources, dryRun, prediction };
   });
+}
+
+/**
+ * Pure: the dry run of a plan and its prediction (teardown/prediction.ts), computed once from the
+ * snapshot taken before any change: `mode: plan`, a dry run and the teardown read the same one.
+ * A deletion held longer than a stage waits is foreseen to hang (the real run's wait would find
+ * it stuck), so the forecast's threshold is the shorter of `stuck-after` and `stage-timeout`.
+ */
+function predictionOf(
+  settings: Settings,
+  inventory: Inventory,
+  teardownPlan: TeardownPlan,
+  resources: ReturnType<typeof resourceIndex>,
+): { dryRun: DryRunSummary; prediction: Prediction } {
+  const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
+  const outlook = deletionOutlook(inventory, {
+    now: Date.now(),
+    stuckAfterSeconds: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs) / 1000,
+  });
+  const dryRun = dryRunOf(teardownPlan, resources, {
+    failedGroupVersions,
+    instancesOf: (group, kind) =>
+      inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
+    uninstallMode: settings.uninstallMode,
+    outlivesDeletion: (o) => {
+      const x = outlook(o);
+      return x?.outcome === 'hangs' ? x.why : undefined;
+    },
+  });
+  const live = liveObjectIndex(inventory);
+  const prediction = predictTeardown(teardownPlan, resources, {
+    dryRun,
+    failedGroupVersions,
+    liveObject: (group, kind, namespace, name) =>
+      live(group, kind, namespace, name) as ObjectMetadata | undefined,
+    outlook,
+  });
+  return { dryRun, prediction };
+}
+
+/**
+ * Logs the prediction, what will hang and what will stay first, each with its remedy (to apply
+ * before the teardown), then the counts and the namespaces and releases that are kept.
+ */
+function logPrediction(p: Prediction, info: (line: string) => void): void {
+  const where = (o: { kind: string; namespace?: string; name: string }) =>
+    `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+  for (const o of p.objects.filter((x) => x.expected === 'hangs' || x.expected === 'stays')) {
+    info(`prediction: will ${o.expected === 'hangs' ? 'hang' : 'stay'}: ${where(o.object)}: ${o.evidence}`);
+    if (o.remedy) info(`  remedy: ${o.remedy}`);
+  }
+  for (const n of p.namespaces.filter((x) => x.expected !== 'goes'))
+    info(`prediction: namespace ${n.name} will ${n.expected === 'hangs' ? 'hang' : 'stay'}: ${n.evidence}`);
+  for (const r of p.releases.filter((x) => x.expected === 'stays'))
+    info(`prediction: release ${r.release} will stay: ${r.evidence}`);
+  const c = p.counts;
+  info(
+    `prediction: ${c.hangs} object(s) will hang, ${c.stays} will stay, ${c.waits} will wait on a running controller, ${c.goes} will go`,
+  );
+  info(
+    `namespaces to delete: ${
+      p.namespaces
+        .filter((n) => n.expected !== 'stays')
+        .map((n) => n.name)
+        .join(', ') || '(none)'
+    }` +
+      (p.namespaces.some((n) => n.expected === 'stays')
+        ? `; kept: ${p.namespaces
+            .filter((n) => n.expected === 'stays')
+            .map((n) => n.name)
+            .join(', ')}`
+        : ''),
+  );
 }
 
 /**
@@ -444,22 +525,12 @@ async function dryRunBody(
   settings: Settings,
   inventory: Inventory,
   planned: Awaited<ReturnType<typeof plan>>,
-  failedGroupVersions: ReadonlySet<string>,
   ports: EnginePorts,
   run: RunInputs,
 ): Promise<ReportBody> {
   const dryRun = await ports.group('Dry run: what the teardown would delete', async () => {
-    const summary = dryRunOf(planned.plan, planned.resources, {
-      failedGroupVersions,
-      instancesOf: (group, kind) =>
-        inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
-      uninstallMode: settings.uninstallMode,
-      // What the real run's wait would find: a deletion held longer than a stage waits is stuck.
-      outlivesDeletion: deletionForecast(inventory, {
-        now: Date.now(),
-        stuckAfterSeconds: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs) / 1000,
-      }),
-    });
+    // The plan's dry run (`predictionOf`), the one its prediction reads.
+    const summary = planned.dryRun;
     for (const s of summary.stages)
       for (const k of s.skipped) ports.info(`stage ${s.index + 1}: would skip ${k.release}: ${k.reason}`);
     for (const s of summary.stages)
@@ -506,6 +577,7 @@ async function plannedBody(
     inventory: summarizeInventory(inventory),
     plan: summarizePlan(planned.plan, planned.blastRadius),
     ...(dryRun ? { dryRun } : {}),
+    prediction: planned.prediction,
     findings,
     failing: failing.map((f) => f.key),
     ...(baseline ? { baseline } : {}),
@@ -551,6 +623,21 @@ async function checkBeforeTeardown(
     const helmVersion = await checkHelm(settings.helm, ports.commands);
     ports.info(`helm: ${settings.helm} is Helm ${helmVersion}`);
   }
+}
+
+/**
+ * Pure: a function telling whether a snapshot holds an object (by API group, kind, namespace
+ * and name; a Namespace by its name); always undefined when the snapshot has coverage gaps (a
+ * list that failed may hold it: nothing is concluded).
+ */
+function presenceIn(
+  inventory: Inventory,
+): (o: { apiVersion: string; kind: string; namespace?: string; name: string }) => boolean | undefined {
+  if (inventory.coverage.length > 0) return () => undefined;
+  const ids = new Set(inventory.objects.map(predictedId));
+  const namespaces = new Set(namespacesOf(inventory).map((n) => n.name));
+  return (o) =>
+    o.kind === 'Namespace' && groupOf(o.apiVersion) === '' ? namespaces.has(o.name) : ids.has(predictedId(o));
 }
 
 /** Pure: the releases a teardown uninstalled, as namespace and name (their operators' leftovers: S18). */
@@ -628,6 +715,8 @@ async function provenTeardownBody(
     inventory: summarizeInventory(rescanned.inventory),
     plan: summarizePlan(planned.plan, planned.blastRadius),
     teardown,
+    prediction: planned.prediction,
+    surprises: surprisesOf(planned.prediction, scanOptions.leftovers ?? [], presenceIn(rescanned.inventory)),
     ...(leftovers && leftovers.length > 0 ? { leftovers } : {}),
     findings,
     failing: failing.map((f) => f.key),
@@ -676,6 +765,7 @@ function stoppedBody(
     error: `the teardown stopped: ${why}${/[.?!]$/.test(why) ? '' : '.'} Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
     plan: summarizePlan(planned.plan, planned.blastRadius),
     teardown,
+    prediction: planned.prediction,
     warnings: planned.warnings,
   };
 }
@@ -741,7 +831,7 @@ export const modes: Record<
     if (planned.plan.refusals.length > 0) return refusedBody(inventory, planned);
     await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
-    if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports, run);
+    if (settings.dryRun) return dryRunBody(settings, inventory, planned, ports, run);
     let teardown: TeardownResult;
     try {
       teardown = await runTeardown(
@@ -752,6 +842,8 @@ export const modes: Record<
           stageTimeoutMs: settings.stageTimeoutMs,
           uninstallConcurrency: settings.uninstallConcurrency,
           uninstallMode: settings.uninstallMode,
+          knownHangs: knownHangs(planned.prediction),
+          awaitKnownHangs: settings.awaitPredictedHangs,
         },
         {
           api: cluster.api,

@@ -20,6 +20,7 @@ import { contextsOf, runContexts } from './contexts.js';
 import { buildInfo, versionLine } from './version.js';
 import { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
 import { commandHelp, generalHelp, usage } from './help.js';
+import { predictedNamespaces, textPrediction } from '../report/prediction-markdown.js';
 
 export { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
 export { usage } from './help.js';
@@ -123,13 +124,21 @@ export function text(report: Report): string {
   if (report.reap) out.push(...textReap(report.reap));
   if (report.baseline) out.push(...textBaseline(report.baseline, report.findings ?? []));
   if (report.plan?.blastRadius && !report.teardown) out.push(...textBlastRadius(report.plan.blastRadius));
+  // What will hang and what will stay, first, with the remedies to apply before the teardown.
+  if (!report.teardown) out.push(...textPrediction(report));
   out.push(...textRootCauses(report));
   for (const w of report.warnings) out.push(`warning: ${inFlagTerms(w)}`);
   for (const k of keptAfterRun(report.teardown))
     out.push(`kept on purpose: ${objectLabel(k.object)}, ${k.fate}`);
   if (report.plan) {
     for (const s of report.plan.stages) out.push(`stage ${s.index + 1}: ${s.releases.join(', ')}`);
-    out.push(`namespaces to delete: ${report.plan.namespacesToDelete.join(', ') || '(none)'}`);
+    const ns = report.prediction
+      ? predictedNamespaces(report.prediction)
+      : { deleted: report.plan.namespacesToDelete, kept: [] };
+    out.push(
+      `namespaces to delete: ${ns.deleted.join(', ') || '(none)'}` +
+        (ns.kept.length ? `; kept: ${ns.kept.join(', ')}` : ''),
+    );
   }
   if (report.dryRun) {
     out.push(`dry run: nothing was deleted; a teardown would delete ${report.dryRun.objectCount} object(s)`);
@@ -139,7 +148,7 @@ export function text(report: Report): string {
     }
     for (const n of report.dryRun.namespaces) out.push(`  would delete: namespace ${n}`);
   }
-  if (report.teardown) out.push(...textTeardown(report.teardown));
+  if (report.teardown) out.push(...textTeardown(report.teardown), ...textPrediction(report));
   if (report.inventory) {
     out.push(`objects: ${report.inventory.objectCount} in ${report.inventory.namespaceCount} namespaces`);
     for (const gap of report.inventory.coverage)

@@ -156,6 +156,12 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
       "`auto`: a release with no pre-delete or post-delete hook whose record's namespace this teardown deletes at the end of its stage, and whose kinds are all served, is removed with that namespace, unless a release touching the namespace must go through Helm or is skipped. Its namespaced objects in namespaces deleted then go with them; kube-sweep first deletes its other objects itself, in Helm's uninstall order, except those with a `helm.sh/resource-policy` annotation. Every other release goes through `helm uninstall`. `helm`: every release goes through `helm uninstall`. Either way each deleted namespace is emptied as soon as its deletion is accepted.",
     commands: teardown,
   },
+  'await-predicted-hangs': {
+    summary: 'Wait for objects predicted to hang (true), or look at them once (false).',
+    details:
+      "The plan predicts, from the snapshot taken before any change, which objects will hang: a finalizer whose controller does not run, a deletion already stuck past the stage budget. `false`: a teardown looks at each such object once and does not spend a stage's budget waiting for it while its finalizers are those the snapshot saw; a namespace that holds one is looked at, not awaited; an object a wait already waited out is not awaited again by a later stage. Each is reported (`waitsSkipped`, the namespace's `waitSkipped`). `true`: every object is awaited in each stage and in the namespace wait, as before.",
+    commands: teardown,
+  },
   'scan-scope': {
     summary: 'Which findings the scan reports: environment or cluster.',
     details:

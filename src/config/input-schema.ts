@@ -84,6 +84,7 @@ export const inputSchema = z
     [Inputs.helm]: z.string().transform((s) => s.trim()),
     [Inputs.uninstallConcurrency]: integer(Inputs.uninstallConcurrency, 1, 32),
     [Inputs.uninstallMode]: oneOf(Inputs.uninstallMode, ['auto', 'helm']),
+    [Inputs.awaitPredictedHangs]: boolean(Inputs.awaitPredictedHangs),
     [Inputs.cluster]: oneOf(Inputs.cluster, ['existing', 'kind']),
     [Inputs.kubeconfig]: z.string(),
     [Inputs.context]: z.string().transform((s) => s.trim()),

@@ -30,6 +30,7 @@ export const InputDefaults: Record<InputName, string> = {
   helm: 'helm',
   'uninstall-concurrency': '4',
   'uninstall-mode': 'auto',
+  'await-predicted-hangs': 'false',
   'scan-scope': '',
   'fail-on': 'error',
   'fail-on-new': 'false',

@@ -99,6 +99,12 @@ export interface Settings {
    * `helm`: every release by `helm uninstall`.
    */
   readonly uninstallMode: 'auto' | 'helm';
+  /**
+   * `await-predicted-hangs`: true waits for objects the prediction says hang like any other,
+   * in each stage and in the namespace wait (the old patience); false (default) looks at each
+   * once and does not wait while nothing about it changed (teardown/known-blockers.ts).
+   */
+  readonly awaitPredictedHangs: boolean;
   /** `existing`: use `kubeconfig`/`context`; `kind`: create (or reuse) a kind cluster. */
   readonly cluster: 'existing' | 'kind';
   /** Raw `kubeconfig` input: a path, inline YAML, base64 of either, or '' for the default chain. */
@@ -230,6 +236,7 @@ export function parseSettings(read: InputReader): Settings {
     helm: v.helm || 'helm',
     uninstallConcurrency: v['uninstall-concurrency'],
     uninstallMode: v['uninstall-mode'],
+    awaitPredictedHangs: v['await-predicted-hangs'],
     cluster: v.cluster,
     kubeconfig: v.kubeconfig,
     context: v.context,

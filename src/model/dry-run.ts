@@ -34,9 +34,12 @@ export interface DryRunStage {
    * and their namespace is kept, as in the real run.
    */
   readonly skipped: readonly DryRunSkip[];
-  /** Instances of the stage's CRDs in the scoped namespaces, deleted first (from the snapshot). */
+  /**
+   * Instances of the stage's CRDs in the scoped namespaces, deleted first (from the snapshot);
+   * one an earlier stage already names (a manifest object of its release) is not named again.
+   */
   readonly crdInstances: readonly DryRunObject[];
-  /** Objects of the releases' manifests that go with the uninstall. */
+  /** Objects of the releases' manifests that go with the uninstall (each named once: see `crdInstances`). */
   readonly objects: readonly DryRunObject[];
   /** Objects with `helm.sh/resource-policy: keep`, which Helm leaves in place. */
   readonly kept: readonly DryRunObject[];

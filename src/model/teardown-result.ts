@@ -5,6 +5,7 @@
  * renders it without importing teardown/.
  */
 import type { RefusedRequest } from '../kube/refusal.js';
+import type { HelmRelease } from '../helm/release-storage.js';
 
 /** How a release would be removed: by `helm uninstall`, or with its namespaces (`uninstall-mode: auto`). */
 export interface PlannedRemoval {
@@ -75,6 +76,12 @@ export interface StageResult {
   readonly unservedKinds: readonly string[];
   /** Manifest kinds whose group-version failed discovery: their objects could not be checked. */
   readonly unverifiableKinds: readonly string[];
+  /**
+   * Objects the stage looked at once and did not wait for: predicted to hang (or already waited
+   * out by an earlier stage) and unchanged since, each with why (known-blockers.ts). They are
+   * also in `remaining` or `crdInstances[].remaining`. Absent in reports written before it existed.
+   */
+  readonly waitsSkipped?: readonly SkippedWait[];
   /** Requests that failed while deleting or waiting (e.g. 403): what they could not check. */
   readonly errors: readonly string[];
   /** When the stage started and ended (RFC 3339, ms precision); its budget runs from `startedAt`. */
@@ -190,4 +197,22 @@ export interface NamespaceOutcome {
    * condition reports and which the namespace controller never removes.
    */
   readonly metadataFinalizers: readonly string[];
+  /**
+   * Set when the namespace was looked at once, not awaited: it holds an object known not to
+   * go (predicted to hang, or already waited out; known-blockers.ts). Says which and why.
+   */
+  readonly waitSkipped?: string;
+}
+
+/** What is known of one blocker: its finalizers then, and why it will not go. */
+export interface KnownBlocker {
+  readonly finalizers: readonly string[];
+  /** `predicted to hang: <evidence>` or `already awaited for a whole stage budget in stage N`. */
+  readonly reason: string;
+}
+
+/** A wait the teardown did not spend its budget on: the object, still there, and why. */
+export interface SkippedWait extends Blocker {
+  /** Why it was not awaited (the known reason, and that nothing changed since). */
+  readonly reason: string;
 }

@@ -17,6 +17,8 @@ import { inFaceTerms, inputName, inputSetting, type Face } from './face.js';
 import { renderBaseline } from './baseline-markdown.js';
 import { renderFleet } from './fleet-markdown.js';
 import { renderReap } from './reap-markdown.js';
+import { predictedNamespaces, renderPrediction } from './prediction-markdown.js';
+import type { Prediction } from '../teardown/prediction.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -123,14 +125,16 @@ function renderFull(report: Report, face: Face, hideServer: boolean): string {
     ...(report.baseline ? renderBaseline(report.baseline, report.findings ?? []) : []),
     ...(report.reap ? renderReap(report.reap, face) : []),
     ...(report.plan?.blastRadius && !report.teardown ? renderBlastRadius(report.plan.blastRadius) : []),
+    ...(report.teardown ? [] : renderPrediction(report)),
     ...(report.findings && roots
       ? renderRootCauses(report.findings, roots, new Set(report.failing ?? []), face)
       : []),
     ...renderClusterLine(report, face, hideServer),
     ...renderNotes(report, roots?.notes ?? [], face),
-    ...(report.plan ? renderPlan(report.plan, report.findings ?? []) : []),
+    ...(report.plan ? renderPlan(report.plan, report.findings ?? [], report.prediction) : []),
     ...(report.dryRun ? renderDryRun(report.dryRun) : []),
     ...(report.teardown ? renderTeardown(report.teardown, leftoverWhyOf(report), face) : []),
+    ...(report.teardown ? renderPrediction(report) : []),
     ...(report.remediation ? renderRemediation(report.remediation, face) : []),
     ...(roots ? renderRootCauseDetails(roots) : []),
     ...(report.suppressed ?? []).flatMap((x) => [
@@ -285,10 +289,12 @@ export function planForecast(p: PlanSummary, findings: readonly Finding[]): stri
 }
 
 /** The plan: namespaces, what the teardown will meet, stages and releases, and why this order. */
-function renderPlan(p: PlanSummary, findings: readonly Finding[]): string[] {
+function renderPlan(p: PlanSummary, findings: readonly Finding[], prediction?: Prediction): string[] {
   const out = ['### Plan', '', `Namespaces in scope: ${p.namespaces.map(codeSpan).join(', ') || '(none)'}.`];
-  if (p.namespacesToDelete.length)
-    out.push(`Deleted after the last stage: ${p.namespacesToDelete.map(codeSpan).join(', ')}.`);
+  // The prediction's namespaces when there is one: a skipped release's namespace is kept, and said so.
+  const ns = prediction ? predictedNamespaces(prediction) : { deleted: p.namespacesToDelete, kept: [] };
+  if (ns.deleted.length) out.push(`Deleted after the last stage: ${ns.deleted.map(codeSpan).join(', ')}.`);
+  if (ns.kept.length) out.push(`Kept (see what the teardown will do): ${ns.kept.map(codeSpan).join(', ')}.`);
   out.push('');
   const forecast = planForecast(p, findings);
   if (forecast.length) out.push(...forecast, '');

@@ -4,6 +4,7 @@ import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../invento
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
 import type { BlastRadius, DryRunSummary } from '../model/dry-run.js';
+import type { Prediction, Surprise } from '../model/prediction.js';
 import type { TeardownResult } from '../model/teardown-result.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import type { Finding } from '../rules/findings.js';
@@ -171,6 +172,18 @@ export interface Report {
   readonly teardown?: TeardownResult;
   /** Set by `dry-run: true` with `mode: teardown` (verdict `planned`): what would be deleted. */
   readonly dryRun?: DryRunSummary;
+  /**
+   * `mode: plan`, a dry run and a teardown (teardown/prediction.ts): what each object, namespace
+   * and release the teardown touches was expected to do (go, wait, hang, stay) and why, from
+   * the snapshot taken before any change. Absent in reports written before it existed.
+   */
+  readonly prediction?: Prediction;
+  /**
+   * Teardown only: what happened that the prediction did not say (an object left that was
+   * expected to go, or not named; one gone that was expected to hang or stay). Empty when the
+   * prediction held. A surprise is a defect of the prediction.
+   */
+  readonly surprises?: readonly Surprise[];
   /**
    * Teardown only, when it left something: each object it left behind (stage leftovers, Helm
    * hook objects, stuck namespaces) with the keys of the findings that explain it and of their

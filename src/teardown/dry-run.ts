@@ -5,6 +5,7 @@ import { isProtected, isProtectedNamespace, nameProtectionOnly } from '../plan/p
 import { planNamespaceRemovals, type NamespaceRemoval } from './remove-with-namespace.js';
 import type { ResourceIndex } from './resource-index.js';
 import type { Blocker, PlannedRemoval } from '../model/teardown-result.js';
+import { objectId } from './wait-gone.js';
 import { lastStageTouching, objectsToAwait } from './release-objects.js';
 import { strandedReason } from './stage-custom-resources.js';
 import { Inputs, inputSet } from '../words/input-words.js';
@@ -96,7 +97,8 @@ function foreseenSkips(
  * request): per stage the CRD instances in scope (the snapshot's objects of that kind), the
  * releases it would skip (`strandedReason`, the real run's decision, over the instances that
  * `outlivesDeletion` foretells would still be there after their wait), the other releases and
- * their manifests' objects (`objectsToAwait`, the same selection the real wait uses), then the
+ * their manifests' objects (`objectsToAwait`, the same selection the real wait uses; one that is
+ * also a CRD instance deleted first is named there only), then the
  * namespaces (protected ones and those of skipped releases left out, as `runTeardown` does).
  */
 export function dryRunOf(plan: TeardownPlan, resources: ResourceIndex, inputs: DryRunInputs): DryRunSummary {
@@ -107,13 +109,21 @@ export function dryRunOf(plan: TeardownPlan, resources: ResourceIndex, inputs: D
     plan.stages.flatMap((s) => [...foreseenSkips(s, byKey, instances.get(s.index)!, plan.scope.namespaces)]),
   );
   const planned = plannedRemovals(plan, resources, inputs.uninstallMode ?? 'auto', new Set(skips.keys()));
+  // Each object is named once, where the run first deletes it: a manifest object that is also
+  // a CRD instance of a later stage (or of its own stage's step 1) is not named again.
+  const named = new Set<string>();
+  const firstTime = (o: DryRunObject) => !named.has(objectId(o)) && !!named.add(objectId(o));
   const stages = plan.stages.map((stage): DryRunStage => {
     const removed = stage.releases.filter((k) => !skips.has(k));
+    const crdInstances = instances
+      .get(stage.index)!
+      .flatMap((x) => x.instances.map((i) => i.object))
+      .filter(firstTime);
     const objects: DryRunObject[] = [];
     const kept: DryRunObject[] = [];
     for (const key of removed) {
       const o = objectsToAwait(byKey.get(key)!, resources, inputs.failedGroupVersions);
-      objects.push(...o.awaited.map(({ address: _address, ...ref }) => ref));
+      objects.push(...o.awaited.map(({ address: _address, ...ref }) => ref).filter(firstTime));
       kept.push(...o.kept);
     }
     return {
@@ -127,10 +137,7 @@ export function dryRunOf(plan: TeardownPlan, resources: ResourceIndex, inputs: D
           : { release, method: 'helm', ...driver, reason: r.reason };
       }),
       skipped: stage.releases.flatMap((k) => (skips.has(k) ? [skips.get(k)!] : [])),
-      crdInstances: instances
-        .get(stage.index)!
-        .flatMap((x) => x.instances.map((i) => i.object))
-        .sort(byName),
+      crdInstances: crdInstances.sort(byName),
       objects: objects.sort(byName),
       kept: kept.sort(byName),
     };

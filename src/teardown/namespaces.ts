@@ -153,6 +153,12 @@ export interface NamespaceWaitOptions {
   readonly log?: (line: string) => void;
   /** false: GET each namespace per round, as before watches (default true). */
   readonly watch?: boolean;
+  /**
+   * Namespaces not to wait for, each with why (an object in it is known not to go:
+   * known-blockers.ts): read once after the wait; one still there is `stuck` with
+   * `waitSkipped` set to that reason. Default none.
+   */
+  readonly lookOnce?: ReadonlyMap<string, string>;
 }
 
 /** What `awaitNamespacesGone` knows of the namespaces it waits for, updated as it reads them. */
@@ -175,10 +181,15 @@ interface NamespaceTracker {
   readonly last: Map<string, NamespaceObject>;
   /** Namespaces that could not be read (an answer other than 404: a 403, a 5xx), with the error. */
   readonly unchecked: Map<string, string>;
+  /** Namespaces not waited for (`NamespaceWaitOptions.lookOnce`): never pending. */
+  readonly notAwaited: ReadonlySet<string>;
 }
 
 /** Pure: the namespaces of several deletions, merged into one tracker with nothing seen gone yet. */
-function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
+function trackerOf(
+  deletions: readonly NamespaceDeletion[],
+  notAwaited: ReadonlySet<string> = new Set(),
+): NamespaceTracker {
   const requestedAt = new Map<string, number>();
   const absent = new Set<string>();
   const refused = new Map<string, RefusedRequest>();
@@ -201,6 +212,7 @@ function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
     goneAt: new Map(),
     last: new Map(),
     unchecked: new Map(),
+    notAwaited,
   };
 }
 
@@ -208,7 +220,12 @@ function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
 function pendingOf(t: NamespaceTracker): string[] {
   return t.names.filter(
     (n) =>
-      !t.absent.has(n) && !t.refused.has(n) && !t.guarded.has(n) && !t.goneAt.has(n) && !t.unchecked.has(n),
+      !t.absent.has(n) &&
+      !t.refused.has(n) &&
+      !t.guarded.has(n) &&
+      !t.goneAt.has(n) &&
+      !t.unchecked.has(n) &&
+      !t.notAwaited.has(n),
   );
 }
 
@@ -258,7 +275,8 @@ export async function awaitNamespacesGone(
 ): Promise<NamespaceOutcome[]> {
   const clock = options.clock ?? systemClock;
   const deadline = clock.now() + options.timeoutMs;
-  const t = trackerOf(deletions);
+  const lookOnce = options.lookOnce ?? new Map<string, string>();
+  const t = trackerOf(deletions, new Set(lookOnce.keys()));
   const check = () => getPending(api, t, clock);
   const waited = options.timeoutMs > 0;
   // A namespace whose DELETE answered 409 has no version yet: one GET round first.
@@ -278,7 +296,14 @@ export async function awaitNamespacesGone(
       if (!(error instanceof WaitTimeoutError)) throw error;
     }
   }
-  return t.names.map((name) => namespaceOutcome(name, t, { ...options, waited, clock }));
+  // The namespaces held by known blockers: one look, after the wait for the others.
+  const looked = t.names.filter((n) => lookOnce.has(n) && !t.absent.has(n) && !t.refused.has(n));
+  if (looked.length > 0) await getPending(api, { ...t, notAwaited: new Set(), names: looked }, clock);
+  return t.names.map((name) => {
+    const outcome = namespaceOutcome(name, t, { ...options, waited: waited || lookOnce.has(name), clock });
+    if (outcome.status !== 'stuck' || !lookOnce.has(name)) return outcome;
+    return { ...outcome, waitSkipped: lookOnce.get(name)! };
+  });
 }
 
 /**

@@ -44,6 +44,7 @@ export async function runStage(
     releases,
     crdInstances: first.crdInstances,
     ...objects,
+    ...(c.skippedWaits && c.skippedWaits.length > 0 ? { waitsSkipped: [...c.skippedWaits] } : {}),
     errors: c.errors,
     startedAt: new Date(stageStart).toISOString(),
     endedAt: new Date(ended).toISOString(),

@@ -13,12 +13,20 @@ import { awaitNamespacesGone } from './namespaces.js';
 import { runStage } from './run-stage.js';
 import type { StageContext, TeardownOptions, TeardownPorts } from './teardown-context.js';
 import type {
+  Blocker,
   NamespaceOutcome,
   ReleaseOutcome,
   StageResult,
   TeardownResult,
 } from '../model/teardown-result.js';
 import type { NamespaceDeletion } from './namespaces.js';
+import { namespacesHeldByKnownBlockers, type KnownBlocker } from './known-blockers.js';
+
+/** Pure: what a stage's waits left (its CRD instances and its manifests' objects still there). */
+const waitedOut = (s: StageResult): Blocker[] =>
+  [...s.crdInstances.flatMap((x) => x.remaining), ...s.remaining].filter(
+    (b) => b.deletionTimestamp !== undefined && b.finalizers.length > 0,
+  );
 
 /**
  * Thrown by `runTeardown` when something stops it after it began (the cluster stopped
@@ -47,6 +55,9 @@ export class TeardownInterruptedError extends Error {
  * that times out or cannot check something is recorded (which object, which finalizer, which
  * request) and the next stage still runs, so as much as possible is cleaned. Then the
  * namespaces are awaited (namespaces.ts), and objects left by Helm hooks are looked for.
+ * Known blockers (`options.knownHangs`, and what a wait waited out) are awaited once, never
+ * once per stage: a wait looks at one whose finalizers have not changed and goes on
+ * (known-blockers.ts), and a namespace that holds one is looked at, not awaited.
  * A request the API server refuses (RBAC, admission, quota) is recorded in `refusals` (and in
  * the namespace's or release's outcome) and the teardown goes on. Every `helm uninstall` it
  * started has ended when it returns or throws (`helmProcesses`).
@@ -93,6 +104,8 @@ interface TeardownProgress {
   /** Each namespace's outcome, once the namespace wait has ended (one list at most). */
   readonly waited: NamespaceOutcome[][];
   readonly errors: string[];
+  /** Known blockers, shared by every stage (known-blockers.ts). */
+  readonly known: Map<string, KnownBlocker>;
 }
 
 /** `runTeardown` with its helm processes tracked. */
@@ -124,6 +137,13 @@ async function tearDown(
     current: new Map(),
     waited: [],
     errors: [],
+    // Known blockers (known-blockers.ts): the predicted hangs, then what each wait waited out.
+    known: new Map<string, KnownBlocker>(
+      [...(options.knownHangs ?? [])].map(([id, k]) => [
+        id,
+        { finalizers: k.finalizers, reason: `predicted to hang (${k.evidence})` },
+      ]),
+    ),
   };
   try {
     return await stagesThenNamespaces(p);
@@ -141,7 +161,19 @@ async function stagesThenNamespaces(p: TeardownProgress): Promise<TeardownResult
     const title = `Stage ${stage.index + 1}/${plan.stages.length}: ${stage.releases.join(', ')}`;
     const start = clock.now();
     const budget = () => Math.max(0, Math.min(start + options.stageTimeoutMs, p.deadline) - clock.now());
-    const c: StageContext = { plan, options, ports, clock, budget, byKey, errors: [], refusals };
+    const c: StageContext = {
+      plan,
+      options,
+      ports,
+      clock,
+      budget,
+      byKey,
+      errors: [],
+      refusals,
+      stageIndex: stage.index,
+      known: p.known,
+      skippedWaits: [],
+    };
     p.current.set(stage.index, { startedAt: start, releases: [], errors: c.errors });
     p.stages.push(await ports.group(title, () => runStage(stage, c, namespaces)));
     p.current.delete(stage.index);
@@ -157,6 +189,10 @@ async function stagesThenNamespaces(p: TeardownProgress): Promise<TeardownResult
       ? []
       : await ports.group(`Deleting namespaces: ${toDelete.join(', ')}`, () =>
           awaitNamespacesGone(ports.api, namespaces.deletions, {
+            lookOnce: namespacesHeldByKnownBlockers(
+              p.stages.flatMap((s) => [...(s.waitsSkipped ?? []), ...waitedOut(s)]),
+              options.awaitKnownHangs === true,
+            ),
             timeoutMs: Math.max(0, namespaceWait.endsAt - clock.now()),
             cutShort: namespaceWait.cutShort,
             clock,

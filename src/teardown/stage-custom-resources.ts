@@ -12,9 +12,11 @@ import { guardNamespace } from './scope-guard.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
 import type { Blocker, CrdInstancesOutcome } from '../model/teardown-result.js';
 import { waitUntilGone, type AwaitedObject } from './wait-gone.js';
+import { lookBeforeWaiting, rememberWaitedOut } from './known-blockers.js';
 
 /**
- * Waits within the stage budget until `awaited` are gone.
+ * Waits within the stage budget until `awaited` are gone; known blockers unchanged since are
+ * looked at once, not awaited (known-blockers.ts), and are in what is returned.
  * @returns what is still there, or undefined when the wait failed (recorded in `c.errors` as
  *   "waiting for <what> to be gone: …").
  * @throws ClusterAccessError when the cluster cannot be reached.
@@ -25,11 +27,15 @@ async function awaitGone(
   c: StageContext,
 ): Promise<Blocker[] | undefined> {
   try {
-    return await waitUntilGone(c.ports.api, awaited, {
+    const look = await lookBeforeWaiting(awaited, c);
+    c.skippedWaits?.push(...look.skipped);
+    const left = await waitUntilGone(c.ports.api, look.awaited, {
       timeoutMs: c.budget(),
       clock: c.clock,
       onWatchFailed: c.ports.log,
     });
+    rememberWaitedOut(left, c);
+    return [...left, ...look.skipped.map(({ reason: _reason, ...b }) => b)];
   } catch (error) {
     if (isFatal(error)) throw error;
     c.errors.push(`waiting for ${what} to be gone: ${describeError(error)}`);

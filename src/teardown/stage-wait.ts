@@ -7,8 +7,13 @@ import { objectsToAwait } from './release-objects.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
 import type { Blocker, ReleaseOutcome, StageResult } from '../model/teardown-result.js';
 import { waitUntilGone, type AwaitedObject } from './wait-gone.js';
+import { lookBeforeWaiting, rememberWaitedOut } from './known-blockers.js';
 
-/** Step 3: wait until every object of the stage's manifests is gone; name what is left. */
+/**
+ * Step 3: wait until every object of the stage's manifests is gone; name what is left. Known
+ * blockers unchanged since are looked at once, not awaited (known-blockers.ts); what the wait
+ * leaves becomes known, so no later wait spends its budget on it again.
+ */
 export async function awaitStageObjects(
   stage: PlannedStage,
   c: StageContext,
@@ -36,7 +41,9 @@ export async function awaitStageObjects(
   let lastLeft = -1;
   let lastLogged = 0;
   try {
-    remaining = await waitUntilGone(c.ports.api, awaited, {
+    const look = await lookBeforeWaiting(awaited, c);
+    c.skippedWaits?.push(...look.skipped);
+    remaining = await waitUntilGone(c.ports.api, look.awaited, {
       timeoutMs: c.budget(),
       clock: c.clock,
       onWatchFailed: c.ports.log,
@@ -45,13 +52,15 @@ export async function awaitStageObjects(
         if (left === 0 || (left === lastLeft && now - lastLogged < 10_000)) return;
         lastLeft = left;
         lastLogged = now;
-        c.ports.log(`waiting for ${left} of ${awaited.length} objects to be gone`);
+        c.ports.log(`waiting for ${left} of ${look.awaited.length} objects to be gone`);
       },
     });
-    if (awaited.length > 0 && remaining.length === 0)
-      c.ports.log(`all ${awaited.length} objects of the stage are gone`);
+    rememberWaitedOut(remaining, c);
+    if (look.awaited.length > 0 && remaining.length === 0)
+      c.ports.log(`all ${look.awaited.length} awaited objects of the stage are gone`);
     remaining = [
       ...remaining,
+      ...look.skipped.map(({ reason: _reason, ...b }) => b),
       ...(await waitUntilGone(c.ports.api, checkedOnce, { timeoutMs: 0, clock: c.clock })),
     ];
   } catch (error) {

@@ -11,7 +11,7 @@ import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { InFlight } from '../util/in-flight.js';
 import type { Clock } from '../util/wait.js';
 import type { KindAddress, ResourceIndex } from './resource-index.js';
-import type { ReleaseOutcome } from '../model/teardown-result.js';
+import type { KnownBlocker, ReleaseOutcome, SkippedWait } from '../model/teardown-result.js';
 
 /** The teardown's side effects (runTeardown's ports): the API, Helm, the resource index, logs and groups. */
 export interface TeardownPorts {
@@ -54,6 +54,17 @@ export interface TeardownOptions {
    * the others by `helm uninstall`; `helm`: every release by `helm uninstall`.
    */
   readonly uninstallMode: 'auto' | 'helm';
+  /**
+   * Objects the prediction says hang (prediction.ts `knownHangs`, by `predictedId`), with the
+   * finalizers the snapshot saw: a wait looks at each once and does not spend its budget on one
+   * whose finalizers are unchanged (known-blockers.ts). Absent: none known.
+   */
+  readonly knownHangs?: ReadonlyMap<
+    string,
+    { readonly finalizers: readonly string[]; readonly evidence: string }
+  >;
+  /** `await-predicted-hangs: true`: wait for known blockers too, each stage (the old patience). */
+  readonly awaitKnownHangs?: boolean;
 }
 
 /** What the steps of one stage share: the API and Helm ports, the clock and the time left. */
@@ -69,6 +80,15 @@ export interface StageContext {
   readonly errors: string[];
   /** Requests the API server refused, the whole teardown's (shared by every stage). */
   readonly refusals: RefusedRequest[];
+  /** The stage's index (0-based). */
+  readonly stageIndex: number;
+  /**
+   * Known blockers, the whole teardown's (shared by every stage; known-blockers.ts): predicted
+   * hangs, and what earlier waits waited out. Absent: every object is awaited.
+   */
+  readonly known?: Map<string, KnownBlocker>;
+  /** Waits this stage did not spend its budget on (known-blockers.ts `lookBeforeWaiting`). */
+  readonly skippedWaits?: SkippedWait[];
 }
 
 /** The message of a failed request: the API error's (status and Status message), else the error's. */

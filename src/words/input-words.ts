@@ -31,6 +31,7 @@ export const Inputs = {
   helm: 'helm',
   uninstallConcurrency: 'uninstall-concurrency',
   uninstallMode: 'uninstall-mode',
+  awaitPredictedHangs: 'await-predicted-hangs',
   scanScope: 'scan-scope',
   failOn: 'fail-on',
   failOnNew: 'fail-on-new',

@@ -20,11 +20,14 @@ export interface ActionRun {
  * (kubeconfig and Helm 4 filled in unless given); `env` is added to, or replaces variables
  * of, the environment the step sees (GITHUB_* of a runner; KUBECONFIG or HOME for the
  * kubeconfig fallback; undefined removes one); `cwd` is the working folder (`mode: merge`'s globs).
+ * `afterGroup` runs after each log group of the run ends, with its title (e.g. to change the
+ * cluster right after the plan was taken).
  */
 export async function runAction(
   inputs: Record<string, string>,
   env: NodeJS.ProcessEnv = {},
   cwd?: string,
+  afterGroup?: (title: string) => Promise<void>,
 ): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-run-'));
   const outputs = new Map<string, string>();
@@ -42,7 +45,9 @@ export async function runAction(
     warning: (l) => log.push(`warning: ${l}`),
     group: async (title, fn) => {
       log.push(`## ${title}`);
-      return fn();
+      const out = await fn();
+      await afterGroup?.(title);
+      return out;
     },
     setSecret: () => {},
     setOutput: (k, v) => outputs.set(k, v),

@@ -79,7 +79,14 @@ test('a wait lists once and then watches: no polling lists while an object is he
   expect((await helm4(['install', 'held', chart('held'), '-n', ns, '--create-namespace'])).exitCode).toBe(0);
   try {
     const mark = auditMark();
-    const run = runAction({ mode: 'teardown', namespaces: ns, 'stage-timeout': '60s' });
+    // This test stands in for the finalizer's controller, which the plan sees no sign of: keep the
+    // old patience, so the wait is not skipped as predicted.
+    const run = runAction({
+      mode: 'teardown',
+      namespaces: ns,
+      'stage-timeout': '60s',
+      'await-predicted-hangs': 'true',
+    });
     // The teardown deletes the ClusterRole; its finalizer holds it until this test, standing in
     // for a controller, lifts it 6 s later. A polling wait would list it several times by then.
     await waitFor(

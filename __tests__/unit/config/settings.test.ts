@@ -45,6 +45,7 @@ test('unset inputs take their defaults', () => {
     helm: 'helm',
     uninstallConcurrency: 4,
     uninstallMode: 'auto',
+    awaitPredictedHangs: false,
     cluster: 'existing',
     kubeconfig: '',
     context: '',

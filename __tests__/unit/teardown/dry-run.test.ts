@@ -4,9 +4,8 @@
  * would outlive their deletion is skipped, its objects stay and its namespace is kept.
  */
 import type { ObjectMetadata } from '../../../src/inventory/types.js';
-import { buildPlan } from '../../../src/plan/build-plan.js';
 import { dryRunOf } from '../../../src/teardown/dry-run.js';
-import { recordedRelease } from '../support/fixtures.js';
+import { operatorAppPlan } from '../support/fixtures.js';
 import { helm4Resources } from '../support/served-resources.js';
 
 const resources = helm4Resources;
@@ -24,17 +23,7 @@ const widget = (name: string, extra: Partial<ObjectMetadata> = {}): ObjectMetada
   ...extra,
 });
 
-const plan = () =>
-  buildPlan({
-    scope: { namespaces: [ns], protectedMatched: [], unmatchedPatterns: [] },
-    releaseRefs: [],
-    foundReleases: [recordedRelease('helm4-operator.json'), recordedRelease('helm4-app.json')],
-    userOrder: [],
-    deleteNamespaces: true,
-    resourceOf: (g, kind) => resources(g, kind)?.resource,
-    namespacedOf: (g, kind) => resources(g, kind)?.namespaced,
-    instancesOf: () => [],
-  });
+const plan = () => operatorAppPlan(resources);
 
 const instances = [widget('w1'), widget('w2'), widget('other', { namespace: 'elsewhere' })];
 const instancesOf = (g: string, kind: string) => (g === group && kind === 'Widget' ? instances : []);
@@ -52,8 +41,10 @@ test('with no forecast (or one that foresees every instance go) nothing is skipp
       [[`${ns}/operator`], []],
     ]);
     expect(d.namespaces).toEqual([ns]);
-    // Only the instances in scope are deleted first.
-    expect(d.stages[1]!.crdInstances.map((o) => o.name)).toEqual(['w1', 'w2']);
+    // The Widgets in scope are the app's objects, named once, in its stage (the first that
+    // deletes them); the operator's step 1 does not name them again.
+    expect(d.stages[0]!.objects.filter((o) => o.kind === 'Widget').map((o) => o.name)).toEqual(['w1', 'w2']);
+    expect(d.stages[1]!.crdInstances).toEqual([]);
   }
 });
 
@@ -78,10 +69,11 @@ test('an instance foreseen to outlive its deletion: its CRD’s release is skipp
       instances: [{ object: { apiVersion: `${group}/v1`, kind: 'Widget', namespace: ns, name: 'w2' }, why }],
     },
   ]);
-  // Still deleted first (the real run deletes them before it decides), but the operator's own
-  // objects are not, and its namespace is kept, so Helm's record survives for a rerun.
-  expect(operator!.crdInstances.map((o) => o.name)).toEqual(['w1', 'w2']);
+  // Deleted with the app (named there, once), but the operator's own objects are not, and its
+  // namespace is kept, so Helm's record survives for a rerun.
+  expect(app!.objects.filter((o) => o.kind === 'Widget').map((o) => o.name)).toEqual(['w1', 'w2']);
+  expect(operator!.crdInstances).toEqual([]);
   expect(operator!.objects).toEqual([]);
   expect(d.namespaces).toEqual([]);
-  expect(d.objectCount).toBe(2 + app!.objects.length);
+  expect(d.objectCount).toBe(app!.objects.length);
 });
