@@ -5,7 +5,6 @@
  * renders it without importing teardown/.
  */
 import type { RefusedRequest } from '../kube/refusal.js';
-import type { HelmRelease } from '../helm/release-storage.js';
 
 /** How a release would be removed: by `helm uninstall`, or with its namespaces (`uninstall-mode: auto`). */
 export interface PlannedRemoval {
