@@ -27,11 +27,13 @@ export function deletionForecast(
   context: { readonly now: number; readonly stuckAfterSeconds: number },
 ): (o: ObjectMetadata) => string | undefined {
   const searches = new Map<string, ControllerSearch>();
-  const searchOf = (finalizer: string) => {
-    const known = searches.get(finalizer);
+  // Structure reads the object's CRD, so the search is kept per finalizer and type.
+  const searchOf = (finalizer: string, o: ObjectMetadata) => {
+    const key = `${finalizer}\0${o.apiVersion}\0${o.resource}`;
+    const known = searches.get(key);
     if (known) return known;
-    const search = findFinalizerControllers(inventory, finalizer);
-    searches.set(finalizer, search);
+    const search = findFinalizerControllers(inventory, finalizer, [o]);
+    searches.set(key, search);
     return search;
   };
   return (o) => {
@@ -44,7 +46,7 @@ export function deletionForecast(
       return `deleting since ${o.deletionTimestamp}, still held by finalizer${finalizers.length === 1 ? '' : 's'} ${finalizers.join(', ')}`;
     for (const finalizer of finalizers) {
       if (builtInFinalizers[finalizer] !== undefined) continue;
-      const search = searchOf(finalizer);
+      const search = searchOf(finalizer, o);
       if (search.result === 'none')
         return `finalizer ${finalizer}: ${describeControllerSearch(search, finalizer)}`;
     }
