@@ -22,9 +22,11 @@ import {
   createCrd,
   createDeadNode,
   createObject,
+  deleteCrdAndWait,
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
+  forceDeletePod,
   microTime,
   recordFixture,
   removeFinalizers,
@@ -68,148 +70,164 @@ function operatorDeployment(ops: string, replicas: number, nodeName?: string) {
 async function waitDeploymentObserved(api: ApiClient, ns: string, replicas: number): Promise<string[]> {
   return waitFor(
     async () => {
-      const pods = await api.request<{ items: { metadata: { name: string } }[] }>({
-        path: `/api/v1/namespaces/${ns}/pods`,
-        query: { labelSelector: 'app=widgets' },
-      });
+      const pods = await api.request<{ items: { metadata: { name: string; deletionTimestamp?: string } }[] }>(
+        {
+          path: `/api/v1/namespaces/${ns}/pods`,
+          query: { labelSelector: 'app=widgets' },
+        },
+      );
       const d = await api.request<{ status?: { replicas?: number } }>({
         path: `/apis/apps/v1/namespaces/${ns}/deployments/widgets`,
       });
-      const names = pods.items.map((p) => p.metadata.name);
+      // A pod on a node no kubelet serves stays Terminating: only the others count.
+      const names = pods.items.filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
       return { done: names.length === replicas && (d.status?.replicas ?? 0) === replicas, value: names };
     },
     { timeoutMs: 60_000, description: `deployment ${ns}/widgets to have ${replicas} pods` },
   );
 }
 
-test('an operator named unlike its finalizer is found through its CRD owner, and gone says how', async () => {
-  const api = suiteApi();
-  if (!clusterEnv().kwok) throw new Error('this test needs kwok (test/cluster/up.sh starts it when built)');
-  const id = uniqueName('rules-owner');
-  const suffix = id.split('-').at(-1)!;
-  const group = `${id}.io`;
-  const finalizer = `pr-7.${id}.io/cleanup`;
-  const ns = `${id}-app`;
-  // Shares no word with the finalizer: only structure can tie it to the Widgets.
-  const ops = `pr7-${suffix}`;
-  const node = `${id}-dead-node`;
-  const crdName = `widgets.${group}`;
-  const widgetPath = `/apis/${group}/v1/namespaces/${ns}/widgets/w1`;
-  const deploymentPath = `/apis/apps/v1/namespaces/${ops}/deployments/widgets`;
-  try {
-    await createCrd(api, { group });
-    await api.request({
-      method: 'PATCH',
-      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`,
-      contentType: 'application/merge-patch+json',
-      body: {
-        metadata: {
-          labels: { 'app.kubernetes.io/managed-by': 'Helm' },
-          annotations: { 'meta.helm.sh/release-name': 'operator', 'meta.helm.sh/release-namespace': ops },
+/** Per test: kwok runs the pods, and a namespace with a pod on a dead node takes a while to go. */
+const timeout = 300_000;
+
+test(
+  'an operator named unlike its finalizer is found through its CRD owner, and gone says how',
+  async () => {
+    const api = suiteApi();
+    if (!clusterEnv().kwok) throw new Error('this test needs kwok (test/cluster/up.sh starts it when built)');
+    const id = uniqueName('rules-owner');
+    const suffix = id.split('-').at(-1)!;
+    const group = `${id}.io`;
+    const finalizer = `pr-7.${id}.io/cleanup`;
+    const ns = `${id}-app`;
+    // Shares no word with the finalizer: only structure can tie it to the Widgets.
+    const ops = `pr7-${suffix}`;
+    const node = `${id}-dead-node`;
+    const crdName = `widgets.${group}`;
+    const widgetPath = `/apis/${group}/v1/namespaces/${ns}/widgets/w1`;
+    const deploymentPath = `/apis/apps/v1/namespaces/${ops}/deployments/widgets`;
+    let pod: string | undefined;
+    try {
+      await createCrd(api, { group });
+      await api.request({
+        method: 'PATCH',
+        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`,
+        contentType: 'application/merge-patch+json',
+        body: {
+          metadata: {
+            labels: { 'app.kubernetes.io/managed-by': 'Helm' },
+            annotations: { 'meta.helm.sh/release-name': 'operator', 'meta.helm.sh/release-namespace': ops },
+          },
         },
-      },
-    });
-    await createNamespace(api, ns);
-    await createNamespace(api, ops);
-    await createObject(api, `/apis/apps/v1/namespaces/${ops}/deployments`, operatorDeployment(ops, 1));
-    await waitAvailable(api, ops, 'widgets');
-    await createObject(api, `/apis/${group}/v1/namespaces/${ns}/widgets`, {
-      apiVersion: `${group}/v1`,
-      kind: 'Widget',
-      metadata: { name: 'w1', finalizers: [finalizer] },
-    });
-    await api.request({ method: 'DELETE', path: widgetPath });
+      });
+      await createNamespace(api, ns);
+      await createNamespace(api, ops);
+      await createObject(api, `/apis/apps/v1/namespaces/${ops}/deployments`, operatorDeployment(ops, 1));
+      await waitAvailable(api, ops, 'widgets');
+      await createObject(api, `/apis/${group}/v1/namespaces/${ns}/widgets`, {
+        apiVersion: `${group}/v1`,
+        kind: 'Widget',
+        metadata: { name: 'w1', finalizers: [finalizer] },
+      });
+      await api.request({ method: 'DELETE', path: widgetPath });
 
-    // Running (1/1 available): StuckFinalizer, taken through structure; read it, do not scale it.
-    const inventory = await snapshot(api);
-    recordFixture('finalizer-owner-structure', inventory, {
-      scenario:
-        'issue 32: an operator Deployment named unlike its finalizer, tied to it by the CRD’s Helm marks',
-      names: { namespace: ns, operatorNamespace: ops, finalizer, group },
-      environmentNamespaces: [ns],
-      selection: { namespaces: [ns, ops], clusterObjects: [crdName] },
-    });
-    const running = findingsAbout(findingsOf(inventory, [ns]), [id]).filter((f) =>
-      ['StuckFinalizer', 'OperatorGoneFinalizer'].includes(f.code),
-    );
-    expect(running.map((f) => f.code)).toEqual(['StuckFinalizer']);
-    const stuck = running[0]!;
-    expect(stuck.message).toContain('its controller runs but has not removed it');
-    expect(stuck.evidence).toContain(
-      `taken as its controller (live, and structure ties it to the objects' CRD): deployments.apps ${ops}/widgets ` +
-        `(a workload of Helm release ${ops}/operator, which shipped CRD ${crdName} (its meta.helm.sh annotations); 1 of 1 replicas available)`,
-    );
-    expect(stuck.remediation.summary).toMatch(
-      /^Its controller runs \(deployments\.apps .*\), so do not reinstall or scale it/,
-    );
-    expect(stuck.remediation.summary).not.toMatch(/scale it up|Reinstall or scale up|Bring back/);
-    expect(stuck.remediation.commands).toEqual(
-      expect.arrayContaining([
-        `kubectl logs -n ${ops} deployment/widgets --all-containers --tail=200`,
-        `kubectl auth can-i patch widgets.${group} -n ${ns} --as system:serviceaccount:${ops}:default`,
-      ]),
-    );
-    // The dry run foretells nothing against it (it used to skip the release of a "gone" operator).
-    const forecast = deletionForecast(inventory, { now: Date.now(), stuckAfterSeconds: 3600 });
-    expect(forecast(inventory.objects.find((o) => o.name === 'w1' && o.namespace === ns)!)).toBeUndefined();
+      // Running (1/1 available): StuckFinalizer, taken through structure; read it, do not scale it.
+      const inventory = await snapshot(api);
+      recordFixture('finalizer-owner-structure', inventory, {
+        scenario:
+          'issue 32: an operator Deployment named unlike its finalizer, tied to it by the CRD’s Helm marks',
+        names: { namespace: ns, operatorNamespace: ops, finalizer, group },
+        environmentNamespaces: [ns],
+        selection: { namespaces: [ns, ops], clusterObjects: [crdName] },
+      });
+      const running = findingsAbout(findingsOf(inventory, [ns]), [id]).filter((f) =>
+        ['StuckFinalizer', 'OperatorGoneFinalizer'].includes(f.code),
+      );
+      expect(running.map((f) => f.code)).toEqual(['StuckFinalizer']);
+      const stuck = running[0]!;
+      expect(stuck.message).toContain('its controller runs but has not removed it');
+      expect(stuck.evidence).toContain(
+        `taken as its controller (live, and structure ties it to the objects' CRD): deployments.apps ${ops}/widgets ` +
+          `(a workload of Helm release ${ops}/operator, which shipped CRD ${crdName} (its meta.helm.sh annotations); 1 of 1 replicas available)`,
+      );
+      expect(stuck.remediation.summary).toMatch(
+        /^Its controller runs \(deployments\.apps .*\), so do not reinstall or scale it/,
+      );
+      expect(stuck.remediation.summary).not.toMatch(/scale it up|Reinstall or scale up|Bring back/);
+      expect(stuck.remediation.commands).toEqual(
+        expect.arrayContaining([
+          `kubectl logs -n ${ops} deployment/widgets --all-containers --tail=200`,
+          `kubectl auth can-i patch widgets.${group} -n ${ns} --as system:serviceaccount:${ops}:default`,
+        ]),
+      );
+      // The dry run foretells nothing against it (it used to skip the release of a "gone" operator).
+      const forecast = deletionForecast(inventory, { now: Date.now(), stuckAfterSeconds: 3600 });
+      expect(forecast(inventory.objects.find((o) => o.name === 'w1' && o.namespace === ns)!)).toBeUndefined();
 
-    // A pod on a node that does not answer: 0 available. Not running until its pod renews a Lease.
-    await deleteIfPresent(api, deploymentPath);
-    await createDeadNode(api, node);
-    await createObject(api, `/apis/apps/v1/namespaces/${ops}/deployments`, operatorDeployment(ops, 1, node));
-    const [pod] = await waitDeploymentObserved(api, ops, 1);
-    const unavailable = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).filter(
-      (f) => f.code === 'OperatorGoneFinalizer',
-    );
-    expect(unavailable).toHaveLength(1);
-    expect(unavailable[0]!.message).toContain(
-      'no controller for it appears to run (its workloads have no available replica, and no pod of theirs renews a Lease)',
-    );
-    await createObject(api, `/apis/coordination.k8s.io/v1/namespaces/${ops}/leases`, {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: 'widgets-leader' },
-      spec: { holderIdentity: `${pod}_5f1e`, leaseDurationSeconds: 15, renewTime: microTime(0) },
-    });
-    const renewing = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).filter((f) =>
-      ['StuckFinalizer', 'OperatorGoneFinalizer'].includes(f.code),
-    );
-    expect(renewing.map((f) => f.code)).toEqual(['StuckFinalizer']);
-    expect(renewing[0]!.evidence.join('\n')).toContain(
-      `0 of 1 replicas available, but its pod ${pod} holds Lease ${ops}/widgets-leader, renewed`,
-    );
+      // A pod on a node that does not answer: 0 available. Not running until its pod renews a Lease.
+      await deleteIfPresent(api, deploymentPath);
+      await createDeadNode(api, node);
+      await createObject(
+        api,
+        `/apis/apps/v1/namespaces/${ops}/deployments`,
+        operatorDeployment(ops, 1, node),
+      );
+      [pod] = await waitDeploymentObserved(api, ops, 1);
+      const unavailable = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).filter(
+        (f) => f.code === 'OperatorGoneFinalizer',
+      );
+      expect(unavailable).toHaveLength(1);
+      expect(unavailable[0]!.message).toContain(
+        'no controller for it appears to run (its workloads have no available replica, and no pod of theirs renews a Lease)',
+      );
+      await createObject(api, `/apis/coordination.k8s.io/v1/namespaces/${ops}/leases`, {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'widgets-leader' },
+        spec: { holderIdentity: `${pod}_5f1e`, leaseDurationSeconds: 15, renewTime: microTime(0) },
+      });
+      const renewing = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).filter((f) =>
+        ['StuckFinalizer', 'OperatorGoneFinalizer'].includes(f.code),
+      );
+      expect(renewing.map((f) => f.code)).toEqual(['StuckFinalizer']);
+      expect(renewing[0]!.evidence.join('\n')).toContain(
+        `0 of 1 replicas available, but its pod ${pod} holds Lease ${ops}/widgets-leader, renewed`,
+      );
 
-    // Scaled to zero, then uninstalled: gone, and the finding says how.
-    await api.request({
-      method: 'PATCH',
-      path: deploymentPath,
-      contentType: 'application/merge-patch+json',
-      body: { spec: { replicas: 0 } },
-    });
-    await deleteIfPresent(api, `/apis/coordination.k8s.io/v1/namespaces/${ops}/leases/widgets-leader`);
-    await waitDeploymentObserved(api, ops, 0);
-    const scaled = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).find(
-      (f) => f.code === 'OperatorGoneFinalizer',
-    );
-    expect(scaled?.message).toContain(
-      `(scaled to zero: deployments.apps ${ops}/widgets has spec.replicas 0)`,
-    );
-    expect(scaled?.remediation.summary).toMatch(/^Scale Deployment .*widgets of Helm release .* back up/);
-    await deleteIfPresent(api, deploymentPath);
-    const uninstalled = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).find(
-      (f) => f.code === 'OperatorGoneFinalizer',
-    );
-    expect(uninstalled?.message).toContain(
-      `(uninstalled: Helm release ${ops}/operator, which shipped CRD ${crdName} (its meta.helm.sh annotations), has no Deployment, StatefulSet or DaemonSet left)`,
-    );
-  } finally {
-    await removeFinalizers(api, widgetPath);
-    await deleteIfPresent(api, `/api/v1/nodes/${node}`);
-    await deleteNamespaceAndWait(api, ns);
-    await deleteNamespaceAndWait(api, ops);
-    await deleteIfPresent(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`);
-  }
-});
+      // Scaled to zero, then uninstalled: gone, and the finding says how.
+      await api.request({
+        method: 'PATCH',
+        path: deploymentPath,
+        contentType: 'application/merge-patch+json',
+        body: { spec: { replicas: 0 } },
+      });
+      await deleteIfPresent(api, `/apis/coordination.k8s.io/v1/namespaces/${ops}/leases/widgets-leader`);
+      await waitDeploymentObserved(api, ops, 0);
+      const scaled = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).find(
+        (f) => f.code === 'OperatorGoneFinalizer',
+      );
+      expect(scaled?.message).toContain(
+        `(scaled to zero: deployments.apps ${ops}/widgets has spec.replicas 0)`,
+      );
+      expect(scaled?.remediation.summary).toMatch(/^Scale Deployment .*widgets of Helm release .* back up/);
+      await deleteIfPresent(api, deploymentPath);
+      const uninstalled = findingsAbout(findingsOf(await snapshot(api), [ns]), [id]).find(
+        (f) => f.code === 'OperatorGoneFinalizer',
+      );
+      expect(uninstalled?.message).toContain(
+        `(uninstalled: Helm release ${ops}/operator, which shipped CRD ${crdName} (its meta.helm.sh annotations), has no Deployment, StatefulSet or DaemonSet left)`,
+      );
+    } finally {
+      await removeFinalizers(api, widgetPath);
+      if (pod) await forceDeletePod(api, ops, pod);
+      await deleteIfPresent(api, `/api/v1/nodes/${node}`);
+      await deleteNamespaceAndWait(api, ns);
+      await deleteNamespaceAndWait(api, ops);
+      await deleteIfPresent(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`);
+    }
+  },
+  timeout,
+);
 
 describe('a live webhook refuses the finalizer removal', () => {
   const id = uniqueName('rules-refuse');
