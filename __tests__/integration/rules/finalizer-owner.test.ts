@@ -223,7 +223,7 @@ test(
       await deleteIfPresent(api, `/api/v1/nodes/${node}`);
       await deleteNamespaceAndWait(api, ns);
       await deleteNamespaceAndWait(api, ops);
-      await deleteIfPresent(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`);
+      await deleteCrdAndWait(api, crdName);
     }
   },
   timeout,
