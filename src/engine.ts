@@ -1,6 +1,7 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
-import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
+import { InputDefaults } from './config/inputs.js';
+import { inputRef, Inputs, inputSet } from './words/input-words.js';
 import { findReleases } from './helm/discover-releases.js';
 import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
@@ -8,12 +9,14 @@ import { collectInventory, listedGroupOf } from './inventory/collect.js';
 import { configMapRecordNamespaces } from './inventory/helm-records.js';
 import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
-import { groupOf } from './cluster/api-version.js';
+import { groupOf } from './kube/api-version.js';
 import type { LiveObjectLookup } from './plan/release-reach.js';
+import type { CrdEvidence, LiveCrd } from './plan/crd-ownership.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope, scopeRefusals } from './plan/scope.js';
 import { namespaceProtection } from './plan/protected-namespaces.js';
-import { blastRadiusOf, type BlastRadius } from './teardown/blast-radius.js';
+import { blastRadiusOf } from './teardown/blast-radius.js';
+import type { BlastRadius, DryRunSummary } from './model/dry-run.js';
 import {
   failingFindings,
   inventoryVerdict,
@@ -28,6 +31,7 @@ import type { Finding } from './rules/findings.js';
 import { applyExclusions } from './rules/exclusions.js';
 import { runRules } from './rules/index.js';
 import { wasListed } from './rules/snapshot-views.js';
+import { fullObjectsOf } from './rules/kubernetes-objects.js';
 import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
@@ -35,17 +39,17 @@ import {
   type Leftover,
   type LeftoverDiagnosis,
 } from './rules/leftover-diagnosis.js';
-import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
+import { dryRunOf } from './teardown/dry-run.js';
 import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
-import { runTeardown } from './teardown/run-teardown.js';
-import { removalWords, type TeardownResult } from './teardown/teardown-result.js';
+import { runTeardown, TeardownInterruptedError } from './teardown/run-teardown.js';
+import { removalWords, type TeardownResult } from './model/teardown-result.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 import { compareWithBaseline, type Baseline } from './report/baseline.js';
-import type { RefusedRequest } from './cluster/refusal.js';
+import type { RefusedRequest } from './kube/refusal.js';
 import type { Cancellation } from './util/cancellation.js';
 import type { ProgressRecorder } from './report/cancelled.js';
 
@@ -195,7 +199,8 @@ const ref = (b: { apiVersion: string; kind: string; namespace?: string; name: st
 /**
  * Pure: what a teardown left behind, as it saw it: objects of the stages still there when
  * their wait ended (custom resources deleted first, then the manifests' objects), objects of
- * Helm hooks, and namespaces still Terminating, not waited for, or whose deletion was refused.
+ * Helm hooks, and namespaces still Terminating, not waited for, whose deletion was refused, or
+ * that were found protected just before their DELETE.
  */
 export function leftoversOf(teardown: TeardownResult): Leftover[] {
   return [
@@ -213,7 +218,13 @@ export function leftoversOf(teardown: TeardownResult): Leftover[] {
     }),
     ...teardown.hookLeftovers.map((b): Leftover => ({ object: ref(b), source: 'hook' })),
     ...teardown.namespaces
-      .filter((n) => n.status === 'stuck' || n.status === 'not-waited' || n.status === 'refused')
+      .filter(
+        (n) =>
+          n.status === 'stuck' ||
+          n.status === 'not-waited' ||
+          n.status === 'refused' ||
+          n.status === 'protected',
+      )
       .map((n): Leftover => ({
         object: { apiVersion: 'v1', kind: 'Namespace', name: n.name },
         source: 'namespace',
@@ -295,11 +306,14 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
   return ports.group('Planning the teardown', async () => {
     const namespaces = namespacesOf(inventory);
     const scope = resolveScope(settings.scope, namespaces);
-    const { releases, problems, refused, conflicts } = await findReleases(cluster.api, {
-      namespaces: [...scope.namespaces, ...settings.scope.releases.map((r) => r.namespace)],
-      configMapNamespaces: releaseConfigMapNamespaces(inventory),
-      concurrency: settings.listConcurrency,
-    });
+    const { releases, problems, refused, conflicts, refusedReleases, earlierRevisions } = await findReleases(
+      cluster.api,
+      {
+        namespaces: [...scope.namespaces, ...settings.scope.releases.map((r) => r.namespace)],
+        configMapNamespaces: releaseConfigMapNamespaces(inventory),
+        concurrency: settings.listConcurrency,
+      },
+    );
     const resources = resourceIndex(inventory.resources);
     const teardownPlan: TeardownPlan = buildPlan({
       scope,
@@ -314,6 +328,9 @@ async function plan(settings: Settings, cluster: OpenCluster, inventory: Invento
       liveObject: liveObjectIndex(inventory),
       scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
       storageConflicts: conflicts,
+      refusedReleases,
+      earlierRevisions,
+      crdEvidence: crdEvidenceOf(inventory, (group, kind) => resources(group, kind) !== undefined),
     });
     const blastRadius = blastRadiusOf(teardownPlan, resources, settings.uninstallMode);
     logBlastRadius(blastRadius, ports.info);
@@ -362,6 +379,44 @@ function liveObjectIndex(inventory: Inventory): LiveObjectLookup {
     );
     // An events.k8s.io Event is listed as a core Event (collect.ts `listedGroupOf`).
     return index.get(key(listedGroupOf(group, kind), kind, namespace, name));
+  };
+}
+
+/**
+ * Pure: what the snapshot says about the CRDs releases ship (plan/crd-ownership.ts): the
+ * CustomResourceDefinitions by name (metadata and declared names), the groups the API server
+ * serves itself (APIServices labelled `kube-aggregator.kubernetes.io/automanaged: onstart`) and
+ * those an aggregated API serves (an APIService with a service).
+ */
+function crdEvidenceOf(inventory: Inventory, served: CrdEvidence['served']): CrdEvidence {
+  const crds = new Map(
+    fullObjectsOf(inventory, 'customresourcedefinitions').map((c) => [c.metadata?.name ?? '', c]),
+  );
+  const apiServices = fullObjectsOf(inventory, 'apiservices');
+  const groupsOf = (keep: (a: (typeof apiServices)[number]) => boolean) =>
+    new Set(apiServices.filter(keep).map((a) => a.spec?.group ?? ''));
+  return {
+    liveCrd: (name) => {
+      const c = crds.get(name);
+      if (!c) return undefined;
+      const owners = (c.metadata as { ownerReferences?: LiveCrd['ownerReferences'] } | undefined)
+        ?.ownerReferences;
+      return {
+        ...(c.metadata?.labels ? { labels: c.metadata.labels } : {}),
+        ...(c.metadata?.annotations ? { annotations: c.metadata.annotations } : {}),
+        ...(owners ? { ownerReferences: owners } : {}),
+        ...(c.spec?.group !== undefined ? { group: c.spec.group } : {}),
+        ...(c.spec?.names?.plural !== undefined ? { plural: c.spec.names.plural } : {}),
+        ...(c.spec?.names?.kind !== undefined ? { kind: c.spec.names.kind } : {}),
+        ...(c.spec?.scope !== undefined ? { scope: c.spec.scope } : {}),
+      };
+    },
+    served,
+    builtInGroups: groupsOf(
+      (a) => a.metadata?.labels?.['kube-aggregator.kubernetes.io/automanaged'] === 'onstart',
+    ),
+    aggregatedGroups: groupsOf((a) => a.spec?.service != null),
+    crdsUnlisted: !wasListed(inventory, 'apiextensions.k8s.io', 'customresourcedefinitions'),
   };
 }
 
@@ -583,6 +638,47 @@ async function provenTeardownBody(
 }
 
 /**
+ * Pure: what a teardown did, in words: `3 release(s) removed; deletion of 2 namespace(s)
+ * accepted (pr-1 deleted, pr-2 not confirmed)`, or `nothing deleted`.
+ */
+export function teardownDoneWords(teardown: TeardownResult): string {
+  const removed = teardown.stages.flatMap((s) => s.releases).filter((r) => r.status === 'uninstalled');
+  const asked = teardown.namespaces.filter((n) => n.status !== 'absent' && n.status !== 'refused');
+  const done = [
+    removed.length
+      ? `${removed.length} release(s) removed (${removed.map((r) => r.release).join(', ')})`
+      : '',
+    asked.length
+      ? `deletion of ${asked.length} namespace(s) accepted (${asked
+          .map((n) => `${n.name} ${n.status === 'deleted' ? 'deleted' : 'not confirmed'}`)
+          .join(', ')})`
+      : '',
+  ].filter(Boolean);
+  return done.length ? done.join('; ') : 'nothing deleted';
+}
+
+/**
+ * The report body of a teardown that something stopped after it began (the cluster stopped
+ * answering, the scan afterwards failed): verdict `error`, and still the plan and every step
+ * already taken (`teardown`), so the report and the outputs count what was done; the error says
+ * it in words, and that nothing was looked at again.
+ */
+function stoppedBody(
+  planned: Awaited<ReturnType<typeof plan>>,
+  teardown: TeardownResult,
+  error: unknown,
+): ReportBody {
+  const why = (error as Error)?.message?.trim() || `unexpected error: ${String(error)}`;
+  return {
+    verdict: 'error',
+    error: `the teardown stopped: ${why}. Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
+    plan: summarizePlan(planned.plan, planned.blastRadius),
+    teardown,
+    warnings: planned.warnings,
+  };
+}
+
+/**
  * One strategy per mode: each reads what it needs from the cluster and returns the report
  * body (verdict included). They throw on errors that stop the run; main.ts turns those into
  * an `error` report.
@@ -644,28 +740,39 @@ export const modes: Record<
     await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
     if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports, run);
-    const teardown = await runTeardown(
-      planned.plan,
-      {
-        failedGroupVersions,
-        timeoutMs: settings.timeoutMs,
-        stageTimeoutMs: settings.stageTimeoutMs,
-        uninstallConcurrency: settings.uninstallConcurrency,
-        uninstallMode: settings.uninstallMode,
-      },
-      {
-        api: cluster.api,
-        helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
-        resources: planned.resources,
-        namespaceContent: (namespace) => contentCollections(inventory, namespace),
-        log: ports.info,
-        group: ports.group,
-        ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
-      },
-    );
+    let teardown: TeardownResult;
+    try {
+      teardown = await runTeardown(
+        planned.plan,
+        {
+          failedGroupVersions,
+          timeoutMs: settings.timeoutMs,
+          stageTimeoutMs: settings.stageTimeoutMs,
+          uninstallConcurrency: settings.uninstallConcurrency,
+          uninstallMode: settings.uninstallMode,
+        },
+        {
+          api: cluster.api,
+          helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
+          resources: planned.resources,
+          namespaceContent: (namespace) => contentCollections(inventory, namespace),
+          log: ports.info,
+          group: ports.group,
+          ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof TeardownInterruptedError)) throw error;
+      return stoppedBody(planned, error.partial, error.cause);
+    }
     // Cancelled: what the teardown did, and no scan (main.ts writes the verdict and the message).
     if (ports.cancellation?.signal.aborted)
       return { verdict: 'error', plan: summarizePlan(planned.plan), teardown, warnings: planned.warnings };
-    return provenTeardownBody(settings, cluster, ports, planned, teardown, run);
+    try {
+      return await provenTeardownBody(settings, cluster, ports, planned, teardown, run);
+    } catch (error) {
+      // The scan afterwards failed: what the teardown did still goes into the report.
+      return stoppedBody(planned, teardown, error);
+    }
   },
 };

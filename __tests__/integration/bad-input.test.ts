@@ -6,12 +6,22 @@
  * a failed step in the action), a message that names the input, and no create, update, patch
  * or delete request from kube-sweep or the helm it runs in the audit log.
  */
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exitCodeOf } from '../../src/cli/index.js';
 import type { ApiClient } from '../../src/cluster/api-client.js';
-import { Inputs, type InputName } from '../../src/config/inputs.js';
+import { Inputs, type InputName } from '../../src/words/input-words.js';
 import { runAction } from './support/action.js';
 import { toolMutationsSince, auditMark } from './support/audit.js';
 import { adminApi, clusterEnv, deleteIfPresent, getOrUndefined, uniqueName } from './support/cluster.js';
@@ -476,6 +486,61 @@ test.each(rows.map((r) => [r.input, r.what, r] as const))('%s: %s', async (input
   expect(
     await getOrUndefined(api, `/api/v1/namespaces/${ns}/secrets/sh.helm.release.v1.api.v1`),
   ).toBeDefined();
+});
+
+test('report-path that is the baseline (or its link): refused before any change, the baseline still readable and unchanged', async () => {
+  // A scheduled scan's report, kept as the next run's baseline.
+  const baseline = join(scratch, 'baseline.json');
+  const scan = await runAction({ mode: 'scan', namespaces: ns, 'fail-on': 'never', 'report-path': baseline });
+  expect(scan.failures).toEqual([]);
+  const before = readFileSync(baseline, 'utf8');
+  const link = join(scratch, 'baseline-link.json');
+  symlinkSync(baseline, link);
+  for (const reportPath of [baseline, link]) {
+    const mark = auditMark();
+    const started = new Date();
+    const { report, failures } = await runAction({
+      mode: 'teardown',
+      namespaces: ns,
+      baseline,
+      'report-path': reportPath,
+    });
+    expect(report.verdict).toBe('error');
+    expect(failures).toEqual([
+      `input 'report-path' is '${reportPath}', the same file as 'baseline' ('${baseline}'): the report would replace the baseline it is compared against; ` +
+        "write the report to another file and give that file as 'baseline' of the next run (nothing was done)",
+    ]);
+    expect(toolMutationsSince(mark, started)).toEqual([]);
+    expect(readFileSync(baseline, 'utf8')).toBe(before);
+    expect(existsSync(`${baseline}.unfinished`)).toBe(false);
+    expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}/configmaps/web-config`)).toBeDefined();
+  }
+  // The same baseline with another report-path runs, and reads it.
+  const next = await runAction({
+    mode: 'scan',
+    namespaces: ns,
+    'fail-on': 'never',
+    baseline,
+    'report-path': join(scratch, 'next.json'),
+  });
+  expect(next.report.baseline?.path).toBe(baseline);
+});
+
+test('report-path that a mode: merge glob matches: refused before it is written, naming both inputs', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'kube-sweep-merge-collide-'));
+  const earlier = join(folder, 'reports', 'a.json');
+  mkdirSync(join(folder, 'reports'));
+  copyFileSync(join(scratch, 'baseline.json'), earlier);
+  const { report, failures } = await runAction(
+    { mode: 'merge', reports: 'reports/*.json', 'report-path': 'reports/fleet.json' },
+    {},
+    folder,
+  );
+  expect(report.verdict).toBe('error');
+  expect(failures[0]).toMatch(
+    /^input 'report-path' is 'reports\/fleet.json', which 'reports' \(reports\/\*.json\) matches: the merge would read its own unfinished report/,
+  );
+  expect(readdirSync(join(folder, 'reports'))).toEqual(['a.json']);
 });
 
 test('timeout alone, shorter than the default stage-timeout, is not bad input: the stage budget is capped', async () => {

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { Outputs, State } from '../config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from '../config/settings.js';
 import type { EnginePorts } from '../engine.js';
-import { checkReportPath, errorMessage, execute, reportHead, writeReport } from '../execute.js';
+import {
+  checkReportPath,
+  errorMessage,
+  execute,
+  reportHead,
+  reportPathNeighbours,
+  writeReport,
+} from '../execute.js';
 import { cancelledMessage, progressRecorder } from '../report/cancelled.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { inFaceTerms, inFaceTermsDeep } from '../report/face.js';
@@ -144,7 +151,7 @@ async function sweep(ports: ActionPorts): Promise<{ settings?: Settings; report:
   let report: Report | undefined;
   try {
     settings = parseSettings(ports.readInput);
-    if (settings.reportPath) checkReportPath(settings.reportPath);
+    if (settings.reportPath) checkReportPath(settings.reportPath, reportPathNeighbours(settings, ports.cwd));
     path = settings.reportPath || claimDefaultReportPath(ports.env);
     const s = settings;
     const running = execute(s, {

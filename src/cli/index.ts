@@ -1,12 +1,13 @@
-import { Inputs, type InputName, type ModeName } from '../config/inputs.js';
+import type { ModeName } from '../config/inputs.js';
+import { Inputs, type InputName } from '../words/input-words.js';
 import { InputError, parseSettings, type Settings } from '../config/settings.js';
-import { checkReportPath, execute, writeReport } from '../execute.js';
+import { checkReportPath, execute, reportPathNeighbours, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import type { Report } from '../report/report.js';
-import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
-import { removalWords } from '../teardown/teardown-result.js';
+import type { BlastRadius, BlastRadiusObject } from '../model/dry-run.js';
+import { removalWords } from '../model/teardown-result.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { showInvisible } from '../util/show-invisible.js';
@@ -209,7 +210,7 @@ function settingsFromFlags(
       if (name === Inputs.githubToken && typeof v !== 'string') return process.env.GITHUB_TOKEN ?? '';
       return typeof v === 'string' ? v : '';
     });
-    if (settings.reportPath) checkReportPath(settings.reportPath);
+    if (settings.reportPath) checkReportPath(settings.reportPath, reportPathNeighbours(settings));
     return settings;
   } catch (error) {
     if (!(error instanceof InputError)) throw error;

@@ -1,4 +1,5 @@
-import { inputRef, inputSet, type InputName, type ModeName } from './inputs.js';
+import type { ModeName } from './inputs.js';
+import { inputRef, inputSet, type InputName } from '../words/input-words.js';
 
 /**
  * What one input means, in one place: action.yml's `description` of the input is
@@ -38,7 +39,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   reports: {
     summary: 'The report files to merge, as globs (reports/**/*.json).',
     details:
-      'With mode merge: one per line or comma-separated, relative to the working folder, e.g. where actions/download-artifact put the reports of a matrix of scans. A file that is cut short, is not a report or has a schemaVersion this version does not read is named in the summary and makes the verdict `partial`. Globs that match no file are an error.',
+      'With mode merge: one per line or comma-separated, relative to the working folder, e.g. where actions/download-artifact put the reports of a matrix of scans. A file that is cut short, is not a report or has a schemaVersion this version does not read is named in the summary and makes the verdict `partial`. Globs that match no file are an error, and so is a `report-path` that they match (the merge would read its own report).',
     commands: ['merge'],
   },
   environments: {
@@ -101,7 +102,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   protect: {
     summary: 'More namespaces kube-sweep must never touch: names or globs.',
-    details: `One per line or comma-separated. Always protected besides: kube-system, kube-public, kube-node-lease, default, every kube-* namespace, and namespaces labelled kube-sweep.io/protected=true. A protected namespace is never deleted or emptied, its releases are never uninstalled, its objects are never deleted or changed by kube-sweep (teardown, ${inputSet('uninstall-mode', 'auto')}, remediate); a teardown whose releases would delete an object there is refused before any change.`,
+    details: `One per line or comma-separated. Always protected besides: kube-system, kube-public, kube-node-lease, default, every kube-* namespace, and namespaces labelled kube-sweep.io/protected=true. A protected namespace is never deleted or emptied, its releases are never uninstalled, its objects are never deleted or changed by kube-sweep (teardown, ${inputSet('uninstall-mode', 'auto')}, remediate); a teardown whose releases would delete an object there is refused before any change. Before each delete a teardown reads the namespace again and applies the same check, so a namespace labelled protected after the plan was made is not deleted either (its result is \`protected\`, and the verdict is not clean).`,
     commands: judged,
   },
   'max-namespaces': {
@@ -130,7 +131,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   timeout: {
     summary: 'Budget of the whole teardown (a duration).',
-    details: `For example 15m; at most 24d20h31m23s, the longest timer Node.js sets. When it is shorter than the default ${inputRef('stage-timeout')} and ${inputRef('stage-timeout')} is unset, each stage gets the whole ${inputRef('timeout')} (the log says so).`,
+    details: `For example 15m; at most 24d20h31m23s, the longest timer Node.js sets. It bounds the whole step from the first request: the reads before the teardown, the stages, the namespace wait and the retries of every request (no retry, Retry-After wait or outage wait starts past it; a request after it gets one try, and what it could not read again is a coverage gap, not a wait). When it is shorter than the default ${inputRef('stage-timeout')} and ${inputRef('stage-timeout')} is unset, each stage gets the whole ${inputRef('timeout')} (the log says so).`,
     commands: teardown,
   },
   'stage-timeout': {
@@ -174,7 +175,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   baseline: {
     summary: 'Path of the JSON report of an earlier run, to compare with.',
-    details: `Its ${inputRef('report-path')} file, e.g. restored with actions/cache or downloaded as an artifact. Each finding is marked \`new\` or \`still\` and the baseline findings that are gone are listed as \`resolved\`, by identity: the code and the object UID, else the code, kind, namespace and name. The summary opens with what is new and what was resolved. A file that cannot be read or is not a report stops the run before the cluster is touched. Empty: no comparison.`,
+    details: `Its ${inputRef('report-path')} file, e.g. restored with actions/cache or downloaded as an artifact. Each finding is marked \`new\` or \`still\` and the baseline findings that are gone are listed as \`resolved\`, by identity: the code and the object UID, else the code, kind, namespace and name. The summary opens with what is new and what was resolved. A file that cannot be read or is not a report stops the run before the cluster is touched, and so does a ${inputRef('report-path')} that is this same file (write each run's report to a new file). Empty: no comparison.`,
     commands: judged,
   },
   'stuck-after': {
@@ -258,7 +259,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   'request-timeout': {
     summary: 'Timeout of one API request (a duration).',
-    details: `For example 30s; at most 24d20h31m23s. Requests are retried on HTTP 429, 500, 502, 503 and 504, and when no answer came. Each GitHub request (${inputRef('pr-comment')}, ${inputRef('check-run')}) gets this timeout too, and publishing as a whole four times it.`,
+    details: `For example 30s; at most 24d20h31m23s. Requests are retried on HTTP 429, 500, 502, 503 and 504, and when no answer came; a 403 within 15 s of a request that got no answer is retried too (a restarted API server denies RBAC-bound users until its RBAC cache syncs); in a teardown never past ${inputRef('timeout')}. Each GitHub request (${inputRef('pr-comment')}, ${inputRef('check-run')}) gets this timeout too, and publishing as a whole four times it.`,
     commands: all,
   },
   'list-concurrency': {
@@ -274,7 +275,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'report-path': {
     summary: 'Where the JSON report is written.',
     details:
-      "Empty: a file of this step's own in $RUNNER_TEMP, $RUNNER_TEMP/kube-sweep-report-<step>.json (<step> from GITHUB_ACTION: the step's id; -2, -3, ... added when that file is already there), so two kube-sweep steps in one job keep their reports apart. The `report-path` output names it. The CLI writes no file unless given one. A given path is written first, before the cluster is touched, with one line that says the run is unfinished (a path that takes no bytes, such as /proc/self/status or /dev/full, stops the run there); the report replaces it at the end.",
+      "Empty: a file of this step's own in $RUNNER_TEMP, $RUNNER_TEMP/kube-sweep-report-<step>.json (<step> from GITHUB_ACTION: the step's id; -2, -3, ... added when that file is already there), so two kube-sweep steps in one job keep their reports apart. The `report-path` output names it. The CLI writes no file unless given one. A given path that is the `baseline` file (the same file by any path or link) or that a `mode: merge` glob of `reports` matches is refused before anything is written or changed. Before the cluster is touched, one line that says the run is unfinished is written beside the path, to `<report-path>.unfinished` (a path next to which no file can be created, such as /proc/self/status, or a device that takes no bytes, such as /dev/full, stops the run there). The report is written to that file and renamed over the path only when complete, so a run that is killed leaves an earlier report at the path whole (and the `.unfinished` file beside it), never half a file.",
     commands: every,
   },
   'pr-comment': {

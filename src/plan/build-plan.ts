@@ -1,14 +1,16 @@
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import { keptByHelm, parseManifest, type ManifestObject } from '../helm/manifest.js';
 import { deleteHooks, type HelmRelease } from '../helm/release-storage.js';
+import type { RefusedRelease } from '../helm/discover-releases.js';
+import { crdInstancesChecks, type CrdEvidence } from './crd-ownership.js';
 import { dependencyEdges, type ResourceLookup } from './dependencies.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
-import { releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
+import { earlierRevisionFacts, releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
 import { hookReachRefusals, ownershipRefusals, type LiveObjectLookup } from './release-reach.js';
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
 import { gitopsApplicationKinds, gitopsWaves, type GitOpsApplicationRef } from './gitops-order.js';
-import { inputRef, Inputs, inputSet } from '../config/inputs.js';
+import { inputRef, Inputs, inputSet } from '../words/input-words.js';
 
 /** A release named in an `order` line: `name` (any namespace in scope) or `namespace/name`. */
 export interface OrderRef {
@@ -65,6 +67,26 @@ export interface PlanInput {
    * (its namespace is in scope, or `releaseRefs` names it). Default: none.
    */
   readonly storageConflicts?: readonly { namespace: string; name: string; message: string }[];
+  /**
+   * Releases with a record kube-sweep refused (discover-releases.ts `releasesOfRecords`; not
+   * among `foundReleases`): `helm uninstall` would read that record too, or instead. Refused
+   * when the teardown would take the release (its namespace is in scope and it has a current
+   * revision, or `releaseRefs` names it). Default: none.
+   */
+  readonly refusedReleases?: readonly RefusedRelease[];
+  /**
+   * The other stored revisions of `foundReleases` (discover-releases.ts `earlierRevisions`):
+   * `helm uninstall` acts on one of them when it cannot decode a later one, so their objects
+   * and delete hooks are checked as the current revision's are (ownership, reach, protected
+   * namespaces). Default: none.
+   */
+  readonly earlierRevisions?: readonly HelmRelease[];
+  /**
+   * What the cluster says about the CRDs the releases ship (crd-ownership.ts): a CRD's instances
+   * are deleted first only when it is the release's (`crdInstancesDecision`); otherwise the
+   * teardown is refused or the CRD skipped. Default: unknown; only the built-in group check runs.
+   */
+  readonly crdEvidence?: CrdEvidence;
 }
 
 /** One stage: releases that go together, after the CRD instances they ship are gone. */
@@ -72,7 +94,10 @@ export interface PlannedStage {
   readonly index: number;
   /** Release keys (`namespace/name`), sorted. */
   readonly releases: readonly string[];
-  /** CRDs shipped by this stage's releases whose instances in scope are deleted (and awaited) first. */
+  /**
+   * CRDs shipped by this stage's releases whose instances in scope are deleted (and awaited)
+   * first: only those the release owns (crd-ownership.ts `crdInstancesDecision`).
+   */
   readonly crdInstancesFirst: readonly ProvidedCrd[];
   /**
    * The instances in scope of the GitOps application kinds among `crdInstancesFirst`, in deletion
@@ -119,12 +144,13 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     ...userEdges(input, facts, warnings),
   ];
   const byKey = new Map(facts.map((f) => [f.key, f]));
+  const instances = crdInstancesChecks(facts, input.crdEvidence);
   const stages: PlannedStage[] = stagesOf(
     facts.map((f) => f.key),
     edges,
   ).map((keys, index) => {
     const crdInstancesFirst = keys
-      .flatMap((k) => byKey.get(k)!.crds)
+      .flatMap((k) => byKey.get(k)!.crds.filter((c) => instances.first.has(c)))
       .sort((a, b) => a.name.localeCompare(b.name));
     return {
       index,
@@ -134,23 +160,27 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     };
   });
   warnings.push(...keptButDeletedWarnings(input, facts), ...outsideObjectWarnings(facts, scoped));
+  // What helm uninstall may act on: the current revision, or an earlier one it decodes when it cannot decode a later one.
+  const reach = [...facts, ...earlierRevisionFacts(input.earlierRevisions ?? [], facts)];
+  const named = (c: { namespace: string; name: string }) =>
+    input.releaseRefs.some((r) => r.namespace === c.namespace && r.name === c.name);
   const refusals = [
     ...(input.scopeRefusals ?? []),
     ...protectedReleaseRefusals(input.releaseRefs, input.scope.protection ?? nameProtectionOnly),
-    ...protectedObjectRefusals(input, facts),
-    ...(input.namespacedOf ? hookReachRefusals(facts, scoped, input.namespacedOf) : []),
+    ...(input.refusedReleases ?? [])
+      .filter((r) => (r.current && scoped.has(r.namespace)) || named(r))
+      .map((r) => r.message),
+    ...protectedObjectRefusals(input, reach),
+    ...(input.namespacedOf ? hookReachRefusals(reach, scoped, input.namespacedOf) : []),
     ...(input.namespacedOf && input.liveObject
-      ? ownershipRefusals(facts, scoped, input.namespacedOf, input.liveObject)
+      ? ownershipRefusals(reach, scoped, input.namespacedOf, input.liveObject)
       : []),
-    ...crdCascadeRefusals(input, facts, scoped),
-    ...namespaceObjectRefusals(facts, scoped, input.scope.protection ?? nameProtectionOnly),
+    ...crdCascadeRefusals(input, reach, scoped),
+    ...instances.refusals,
+    ...namespaceObjectRefusals(reach, scoped, input.scope.protection ?? nameProtectionOnly),
     ...unlistedReleaseRefusals(input, facts, scoped),
     ...(input.storageConflicts ?? [])
-      .filter(
-        (c) =>
-          scoped.has(c.namespace) ||
-          input.releaseRefs.some((r) => r.namespace === c.namespace && r.name === c.name),
-      )
+      .filter((c) => scoped.has(c.namespace) || named(c))
       .map((c) => c.message),
   ];
   if (
@@ -214,11 +244,11 @@ function chosenReleases(input: PlanInput, scoped: ReadonlySet<string>, warnings:
   const chosen: HelmRelease[] = [];
   for (const ref of input.releaseRefs) {
     const found = input.foundReleases.find((r) => r.namespace === ref.namespace && r.name === ref.name);
-    const conflict = input.storageConflicts?.some(
+    const conflict = [...(input.storageConflicts ?? []), ...(input.refusedReleases ?? [])].some(
       (c) => c.namespace === ref.namespace && c.name === ref.name,
     );
     if (found) chosen.push(found);
-    // A release with records in both drivers is not among foundReleases: it is refused instead.
+    // A release with records in both drivers, or a refused record, is not among foundReleases: it is refused instead.
     else if (!conflict) warnings.push(`release ${releaseKey(ref)} was not found (already uninstalled?)`);
   }
   return chosen;

@@ -1,5 +1,5 @@
 import { minimatch } from 'minimatch';
-import { Inputs, inputWord } from '../config/inputs.js';
+import { Inputs, inputWord } from '../words/input-words.js';
 
 /**
  * Namespaces kube-sweep never deletes, whatever the inputs say: the ones the control plane
@@ -64,6 +64,21 @@ export function protectionReason(name: string, protection: NamespaceProtection):
   if (pattern !== undefined) return `${inputWord(Inputs.protect)} matches it ('${pattern}')`;
   if (protection.labelled.includes(name)) return `labelled ${protectedLabel}=true`;
   return undefined;
+}
+
+/**
+ * Pure: `protection` with one namespace as just read from the cluster (its labels now): a
+ * namespace labelled `kube-sweep.io/protected=true` since the plan was made is protected from
+ * then on, and one labelled when the plan was made stays protected (the label is never taken
+ * back during a run). teardown/scope-guard.ts asks this before each DELETE.
+ */
+export function protectionNow(
+  protection: NamespaceProtection,
+  current: { readonly name: string; readonly labels?: Readonly<Record<string, string>> },
+): NamespaceProtection {
+  if (current.labels?.[protectedLabel] !== 'true' || protection.labelled.includes(current.name))
+    return protection;
+  return { ...protection, labelled: [...protection.labelled, current.name].sort() };
 }
 
 /** Pure: whether kube-sweep must leave `name` and everything in it alone (`protectionReason`). */

@@ -1,4 +1,4 @@
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { HelmRelease } from '../helm/release-storage.js';
 import { parseManifest, type ManifestObject } from '../helm/manifest.js';
 import { releaseKey } from './scope.js';
@@ -14,6 +14,8 @@ export interface ProvidedCrd {
   /** The served versions; the first is the storage version when one is marked so. */
   readonly versions: readonly string[];
   readonly source: 'templates' | 'crds/';
+  /** Where the release holds it: the chart file (`crds/….yaml`) for `crds/`, `templates` otherwise. */
+  readonly file: string;
 }
 
 /** One admission webhook of a release's webhook configuration. */
@@ -42,7 +44,7 @@ export interface ReleaseFacts {
   readonly apiServices: readonly ProvidedApiService[];
 }
 
-function crdOf(o: ManifestObject, source: ProvidedCrd['source']): ProvidedCrd | undefined {
+function crdOf(o: ManifestObject, source: ProvidedCrd['source'], file: string): ProvidedCrd | undefined {
   if (o.kind !== 'CustomResourceDefinition') return undefined;
   const spec = (o.body.spec ?? {}) as {
     group?: string;
@@ -62,6 +64,7 @@ function crdOf(o: ManifestObject, source: ProvidedCrd['source']): ProvidedCrd | 
     namespaced: spec.scope !== 'Cluster',
     versions,
     source,
+    file,
   };
 }
 
@@ -74,12 +77,12 @@ export function releaseFacts(release: HelmRelease): ReleaseFacts {
   const objects = parseManifest(release.manifest, `release ${key}`);
   const crds: ProvidedCrd[] = [];
   for (const o of objects) {
-    const crd = crdOf(o, 'templates');
+    const crd = crdOf(o, 'templates', 'templates');
     if (crd) crds.push(crd);
   }
   for (const file of release.crdFiles) {
     for (const o of parseManifest(file.yaml, `release ${key} chart file ${file.name}`)) {
-      const crd = crdOf(o, 'crds/');
+      const crd = crdOf(o, 'crds/', file.name);
       if (crd && !crds.some((c) => c.name === crd.name)) crds.push(crd);
     }
   }
@@ -107,4 +110,27 @@ export function releaseFacts(release: HelmRelease): ReleaseFacts {
     }
   }
   return { key, release, objects, crds, webhooks, apiServices };
+}
+
+/**
+ * Pure: the facts of the `earlier` stored revisions of the releases of `facts` (same namespace,
+ * name and storage kind; others are left out), keyed `<namespace>/<name> (stored revision <n>)`
+ * so that a refusal about one names the revision. `helm uninstall` acts on one of them when it
+ * cannot decode a later one. A revision whose manifest does not parse is left out (its record
+ * was validated when it was decoded, so that does not happen).
+ */
+export function earlierRevisionFacts(
+  earlier: readonly HelmRelease[],
+  facts: readonly ReleaseFacts[],
+): ReleaseFacts[] {
+  const chosen = new Set(facts.map((f) => JSON.stringify([f.release.storage.kind, f.key])));
+  return earlier
+    .filter((r) => chosen.has(JSON.stringify([r.storage.kind, releaseKey(r)])))
+    .flatMap((r) => {
+      try {
+        return [{ ...releaseFacts(r), key: `${releaseKey(r)} (stored revision ${r.revision})` }];
+      } catch {
+        return [];
+      }
+    });
 }

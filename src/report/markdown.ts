@@ -1,15 +1,14 @@
 import { codeBlock, codeSpan, escapeMarkdown } from './escape.js';
 import {
+  errorKind,
   goneWithNamespace,
   type InventorySummary,
   type PlanSummary,
   type Report,
   type Verdict,
 } from './report.js';
-import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
-import type { DryRunSkip, DryRunSummary } from '../teardown/dry-run.js';
-import { removalWords, type TeardownResult } from '../teardown/teardown-result.js';
-import type { Blocker } from '../teardown/wait-gone.js';
+import type { BlastRadius, BlastRadiusObject, DryRunSkip, DryRunSummary } from '../model/dry-run.js';
+import { type Blocker, removalWords, type TeardownResult } from '../model/teardown-result.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';
@@ -178,7 +177,12 @@ export function renderBlastRadius(b: BlastRadius): string[] {
 function renderHeadline(report: Report, face: Face): string[] {
   const headline = report.dryRun
     ? '📋 kube-sweep: dry run of the teardown (nothing was deleted)'
-    : headlines[report.verdict];
+    : {
+        cancelled: '⛔ kube-sweep: cancelled',
+        stopped: '❌ kube-sweep stopped before it finished (what it did is below)',
+        'could-not-run': headlines[report.verdict],
+        none: headlines[report.verdict],
+      }[errorKind(report) ?? 'none'];
   return [
     `## ${headline}`,
     '',
@@ -321,11 +325,15 @@ const namespaceResults = (face: Face) =>
     deleted: 'deleted',
     'not-waited': `**deletion requested, not waited for long enough** (the overall ${codeSpan(inputName(face, 'timeout'))} ran out)`,
     refused: '**deletion refused** by the API server',
+    protected: '**not deleted**: kube-sweep sent no DELETE',
   }) as const;
 
-/** The result cell of a namespace: its status, and for a refused one the server's words. */
+/** The result cell of a namespace: its status, and for a refused or protected one the words why. */
 const namespaceResult = (n: TeardownResult['namespaces'][number], face: Face) =>
-  namespaceResults(face)[n.status] + (n.status === 'refused' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
+  n.status === 'not-waited' && n.message
+    ? `**deletion requested, not confirmed**: ${escapeMarkdown(n.message)}`
+    : namespaceResults(face)[n.status] +
+      (n.status === 'refused' || n.status === 'protected' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
 
 /** The teardown: each release and namespace with its result, then what is still there and why. */
 function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string[] {

@@ -13,13 +13,13 @@
  * MutatingAdmissionPolicy bindings share the dispatcher and deny the same way (seen on v1.37.2:
  * `policy '<p>' with binding '<b>' denied request: failed to configure binding: …`); both are judged.
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, ServedResource } from '../inventory/types.js';
 import { describeSelector, rulesMatch, selectorMatches } from './admission-webhooks.js';
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
-import { neverFinalizeNamespace } from './kubectl.js';
+import { command, neverFinalizeNamespace } from './kubectl.js';
 import {
   fullObjectsOf,
   refOfWhole,
@@ -252,9 +252,19 @@ function denialRemediation(d: ParamDenial, terminating: ReadonlySet<string>) {
   const nsList = d.missingIn.join(', ');
   const bindingType = typeName(d.flavour.bindings, 'admissionregistration.k8s.io');
   const patch = (from: string | undefined, to: string) =>
-    `kubectl patch ${bindingType} ${binding} --type json -p '[` +
-    (from ? `{"op":"test","path":"/spec/paramRef/parameterNotFoundAction","value":"${from}"},` : '') +
-    `{"op":"replace","path":"/spec/paramRef/parameterNotFoundAction","value":"${to}"}]'`;
+    command(
+      'kubectl',
+      'patch',
+      bindingType,
+      binding,
+      '--type',
+      'json',
+      '-p',
+      JSON.stringify([
+        ...(from ? [{ op: 'test', path: '/spec/paramRef/parameterNotFoundAction', value: from }] : []),
+        { op: 'replace', path: '/spec/paramRef/parameterNotFoundAction', value: to },
+      ]),
+    );
   const summary = ending.length
     ? `Set spec.paramRef.parameterNotFoundAction to Allow on ${d.flavour.bindingKind} ${binding} until ` +
       `namespace ${ending.join(', ')} is gone, then set it back to Deny: ${paramName(d)} cannot be recreated in a ` +
@@ -267,11 +277,13 @@ function denialRemediation(d: ParamDenial, terminating: ReadonlySet<string>) {
       `expects (or set spec.paramRef.parameterNotFoundAction to Allow on ${d.flavour.bindingKind} ${binding}): ` +
       'until then every update the binding matches there is denied, finalizer removals included.';
   const commands = [
-    `kubectl get ${bindingType} ${binding} -o yaml`,
+    command('kubectl', 'get', bindingType, binding, '-o', 'yaml'),
     ...(ending.length
       ? [
           patch('Deny', 'Allow'),
-          ...ending.map((ns) => `kubectl wait --for=delete namespace/${ns} --timeout=10m`),
+          ...ending.map((ns) =>
+            command('kubectl', 'wait', '--for=delete', `namespace/${ns}`, '--timeout=10m'),
+          ),
           `# then restore the binding:`,
           patch(undefined, 'Deny'),
           neverFinalizeNamespace,

@@ -9,7 +9,7 @@
  * place". Removals are ordered by risk: safe ones first (terminal work, nothing left to guard),
  * the rest last, after a `# WARNING:` line that says what they leak.
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { Remediation } from './findings.js';

@@ -10,6 +10,7 @@
 import type { Inventory } from '../inventory/snapshot.js';
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
+import { command } from './kubectl.js';
 import {
   conditionOf,
   fullObjectsOf,
@@ -158,8 +159,8 @@ function quotaFinding(q: FullJobQuota, context: RuleContext): Finding {
             : '') +
           '. Do not raise the quota silently. Environments that reuse namespace names must delete finished Jobs: they hold quota and their names collide.',
         commands: [
-          `kubectl get resourcequota ${name} -n ${ns} -o yaml`,
-          `kubectl delete jobs.batch ${jobs.join(' ')} -n ${ns} --cascade=background`,
+          command('kubectl', 'get', 'resourcequota', name, '-n', ns, '-o', 'yaml'),
+          command('kubectl', 'delete', 'jobs.batch', ...jobs, '-n', ns, '--cascade=background'),
           '# then set spec.ttlSecondsAfterFinished on the Jobs (a CronJob: spec.jobTemplate.spec.ttlSecondsAfterFinished)',
         ],
       },

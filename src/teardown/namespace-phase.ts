@@ -3,7 +3,7 @@
  * (`namespaceScheduler`) and emptied at once, a release removed with a namespace that was kept
  * reported as failed (`keptNamespaceOutcome`), and the budget of the wait for them (`namespaceWaitOf`).
  */
-import { describeRefusal, type RefusedRequest } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { Clock } from '../util/wait.js';
@@ -13,11 +13,11 @@ import { requestNamespaceDeletion, type NamespaceDeletion } from './namespaces.j
 import { hookObjects, lastStageTouching } from './release-objects.js';
 import type { NamespaceRemoval } from './remove-with-namespace.js';
 import type { TeardownPorts } from './teardown-context.js';
-import type { HookLeftover, ReleaseOutcome } from './teardown-result.js';
+import type { HookLeftover, ReleaseOutcome } from '../model/teardown-result.js';
 
 /**
  * Empties the namespaces of `deletion` whose DELETE was accepted (`deleteNamespaceContent`); a
- * refused or absent one is left alone, and so is a protected one (`protection`). Refused
+ * refused, absent or guarded one is left alone, and so is a protected one (`protection`). Refused
  * deletecollections are added to `refusals`.
  */
 async function emptyAccepted(
@@ -29,7 +29,7 @@ async function emptyAccepted(
   if (!ports.namespaceContent) return;
   const content = new Map(
     deletion.names
-      .filter((n) => !deletion.absent.has(n) && !deletion.refused.has(n))
+      .filter((n) => !deletion.absent.has(n) && !deletion.refused.has(n) && !deletion.guarded.has(n))
       .map((n) => [n, ports.namespaceContent!(n)] as const),
   );
   const emptied = await deleteNamespaceContent(ports.api, content, protection);
@@ -80,7 +80,7 @@ export function namespaceScheduler(
     free.forEach((n) => requested.add(n));
     if (!all || index < plan.stages.length - 1)
       ports.log(`nothing in ${free.join(', ')} waits on the rest of the teardown: deleting now`);
-    const deletion = await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log });
+    const deletion = await requestNamespaceDeletion(ports.api, free, { clock, log: ports.log, protection });
     deletions.push(deletion);
     for (const [n, refusal] of deletion.refused) {
       refusedNamespaces.set(n, refusal);
@@ -119,12 +119,15 @@ export function namespaceScheduler(
     requested: (n: string) => requested.has(n),
     /** The API server's refusal of a namespace's deletion, if it refused it. */
     refused: (n: string) => refusedNamespaces.get(n),
+    /** Why a namespace got no DELETE after all (protected when read just before it), if so. */
+    guarded: (n: string) => deletions.find((d) => d.guarded.has(n))?.guarded.get(n),
   };
 }
 
 /**
  * A release removed with its namespaces whose namespace was then kept (a release beside it
- * failed to uninstall) or whose deletion the API server refused: not removed after all, so it is
+ * failed to uninstall), found protected just before its DELETE (scope-guard.ts), or whose
+ * deletion the API server refused: not removed after all, so it is
  * reported as failed, its message naming the objects outside the namespace that kube-sweep had
  * already deleted (up to three, then `…`).
  */
@@ -142,6 +145,11 @@ export function keptNamespaceOutcome(
         .map((o) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`)
         .join(', ')}${removal.direct.length > 3 ? ', …' : ''})`
     : '';
+  const guarded = removal.namespaces.filter((n) => namespaces.guarded(n) !== undefined);
+  if (guarded.length > 0) {
+    const why = guarded.map((n) => `namespace ${n} was not deleted: protected (${namespaces.guarded(n)!})`);
+    return { ...outcome, status: 'failed', message: `not removed: ${why.join('; ')}${direct}` };
+  }
   const refused = removal.namespaces.filter((n) => namespaces.refused(n));
   if (refused.length > 0) {
     const why = refused.map(

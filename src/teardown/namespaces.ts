@@ -1,55 +1,13 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
-import { isProtectedNamespace } from '../plan/protected-namespaces.js';
+import { deletionRefusalOf } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
+import type { NamespaceProtection } from '../plan/protected-namespaces.js';
+import { guardNamespace } from './scope-guard.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import { oldestResourceVersion, watchWindowSeconds } from './wait-gone.js';
-import { inputRef, Inputs } from '../config/inputs.js';
-
-/** A namespace condition as the namespace controller writes it (k8s.io/api core/v1 NamespaceCondition). */
-export interface NamespaceCondition {
-  readonly type: string;
-  readonly status: string;
-  readonly reason: string;
-  readonly message: string;
-}
-
-/** What became of one namespace. Durations in ms. */
-export interface NamespaceOutcome {
-  readonly name: string;
-  /**
-   * `deleted`: gone; `stuck`: still Terminating when the wait ended; `absent`: was not there;
-   * `not-waited`: deletion requested, but the overall `timeout` had run out (or cut the wait
-   *   short: less than a `stage-timeout` was left for it, and the namespace's conditions named no
-   *   cause when it ended), so it was not waited for long enough. A namespace waited for a whole
-   *   `stage-timeout` and still Terminating is `stuck`, whatever its conditions say.
-   * `refused`: the API server refused its DELETE (RBAC, an admission policy or webhook, a
-   *   quota); it is still there, not Terminating, and `message` quotes the server.
-   */
-  readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited' | 'refused';
-  /** For `refused`: `refused (HTTP <status> <reason>): <the server's message>`. */
-  readonly message?: string;
-  /**
-   * From the namespace's deletion request until the wait saw it gone. The wait starts after
-   * the last stage, so for a namespace deleted during an earlier stage this is an upper
-   * bound (it may have gone long before).
-   */
-  readonly durationMs: number;
-  /**
-   * For `stuck`: the deletion conditions that are True (NamespaceDeletionDiscoveryFailure,
-   * NamespaceDeletionContentFailure, NamespaceContentRemaining, NamespaceFinalizersRemaining,
-   * NamespaceDeletionGroupVersionParsingFailure): their messages name the group-versions that
-   * failed discovery, the resources that remain and the finalizers that hold them.
-   */
-  readonly blockingConditions: readonly NamespaceCondition[];
-  /** `spec.finalizers` still on the namespace (normally [kubernetes] while content remains). */
-  readonly finalizers: readonly string[];
-  /**
-   * `metadata.finalizers` on the namespace object itself: a controller's own hold, which no
-   * condition reports and which the namespace controller never removes.
-   */
-  readonly metadataFinalizers: readonly string[];
-}
+import { inputRef, Inputs } from '../words/input-words.js';
+import type { NamespaceCondition, NamespaceOutcome } from '../model/teardown-result.js';
 
 interface NamespaceObject {
   metadata?: { deletionTimestamp?: string; finalizers?: string[]; resourceVersion?: string };
@@ -66,65 +24,131 @@ export interface NamespaceDeletion {
   readonly absent: ReadonlySet<string>;
   /** Namespaces whose DELETE the API server refused, with its answer (not deleted, not waited for). */
   readonly refused: ReadonlyMap<string, RefusedRequest>;
+  /**
+   * Namespaces the guard found protected just before their DELETE (scope-guard.ts), with why:
+   * no DELETE was sent (not deleted, not waited for).
+   */
+  readonly guarded: ReadonlyMap<string, string>;
   readonly requestedAt: number;
   /** The resourceVersion of each namespace as the DELETE answered it (a watch starts there). */
   readonly versions: ReadonlyMap<string, string>;
 }
 
+/** How many times a namespace is read again when it changed between the guard's read and its DELETE. */
+const guardRetries = 3;
+
 /**
- * Sends DELETE for each namespace (404: absent; 409: already terminating; a refusal, `isRefusal`
- * in cluster/refusal.ts: recorded in `refused` with the server's message, and the next one is
- * still asked). Never deletes a protected namespace, and never PUTs /finalize (which strands
- * the namespace's objects in etcd: scenario S10).
- * @throws Error when asked to delete a protected namespace (a programming error upstream);
- *   what the API throws other than 404, 409 and a refusal (a 5xx after retries, no answer).
+ * Sends DELETE for each namespace, each one first read again and judged by the plan's
+ * protection (`guardNamespace`, scope-guard.ts: the control-plane and kube-* names, the
+ * `protect` input, the kube-sweep.io/protected=true label as it is now): a protected one gets no
+ * DELETE and is recorded in `guarded`, with why. The DELETE carries the uid and resourceVersion
+ * just read as preconditions, so a namespace changed in between (labelled protected a moment
+ * later) answers 409 Conflict and is read and judged again (`guardRetries` times). 404: absent;
+ * already Terminating: not asked again; any other answer of the API server
+ * (`isFailedDeletion` in cluster/refusal.ts: a 4xx refusal, or a 5xx the retries did not get
+ * past, as a webhook with `failurePolicy: Fail` whose backend times out answers): recorded in
+ * `refused` with the server's message, and the next one is still asked. Never PUTs /finalize
+ * (which strands the namespace's objects in etcd: scenario S10).
+ * @throws what the API throws that is no answer (ClusterAccessError: the server stopped answering).
  */
 export async function requestNamespaceDeletion(
   api: ApiClient,
   names: readonly string[],
-  options: { clock?: Clock; log?: (line: string) => void },
+  options: { clock?: Clock; log?: (line: string) => void; protection?: NamespaceProtection },
 ): Promise<NamespaceDeletion> {
-  const bad = names.find(isProtectedNamespace);
-  if (bad) throw new Error(`refusing to delete protected namespace ${bad}`);
   const requestedAt = (options.clock ?? systemClock).now();
   const absent = new Set<string>();
   const refused = new Map<string, RefusedRequest>();
+  const guarded = new Map<string, string>();
   const versions = new Map<string, string>();
   for (const name of names) {
+    const asked = await guardedDelete(api, name, options);
+    if (asked.status === 'absent') absent.add(name);
+    else if (asked.status === 'guarded') guarded.set(name, asked.reason);
+    else if (asked.status === 'refused') refused.set(name, asked.refusal);
+    else if (asked.resourceVersion) versions.set(name, asked.resourceVersion);
+  }
+  return { names, absent, refused, guarded, requestedAt, versions };
+}
+
+/** What became of one namespace's DELETE (`guardedDelete`). */
+type AskedDeletion =
+  | { readonly status: 'absent' }
+  | { readonly status: 'guarded'; readonly reason: string }
+  | { readonly status: 'refused'; readonly refusal: RefusedRequest }
+  /** Deletion requested, or already Terminating (or conflicting every time): waited for. */
+  | { readonly status: 'asked'; readonly resourceVersion?: string };
+
+/**
+ * The guard (`guardNamespace`), then the DELETE of one namespace with the uid and
+ * resourceVersion the guard read as preconditions; a 409 reads and judges it again
+ * (`guardRetries` times). See `requestNamespaceDeletion`.
+ * @throws what the API throws other than 404, 409 and a refusal.
+ */
+async function guardedDelete(
+  api: ApiClient,
+  name: string,
+  options: { log?: (line: string) => void; protection?: NamespaceProtection },
+): Promise<AskedDeletion> {
+  for (let attempt = 0; ; attempt++) {
+    const guard = await guardNamespace(api, name, options.protection);
+    if (guard.status === 'absent') return { status: 'absent' };
+    if (guard.status === 'protected') {
+      options.log?.(
+        `namespace ${name}: not deleted: it is protected (${guard.reason}), read just before its DELETE`,
+      );
+      return { status: 'guarded', reason: guard.reason };
+    }
+    if (guard.terminating) {
+      options.log?.(`namespace ${name}: already terminating`);
+      return {
+        status: 'asked',
+        ...(guard.resourceVersion ? { resourceVersion: guard.resourceVersion } : {}),
+      };
+    }
+    const preconditions = {
+      ...(guard.uid ? { uid: guard.uid } : {}),
+      ...(guard.resourceVersion ? { resourceVersion: guard.resourceVersion } : {}),
+    };
     try {
       const ns = await api.request<NamespaceObject | undefined>({
         method: 'DELETE',
         path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions },
       });
-      if (ns?.metadata?.resourceVersion) versions.set(name, ns.metadata.resourceVersion);
       options.log?.(`namespace ${name}: deletion requested`);
+      const resourceVersion = ns?.metadata?.resourceVersion;
+      return { status: 'asked', ...(resourceVersion ? { resourceVersion } : {}) };
     } catch (error) {
-      const refusal = refusalOf(error, {
+      if (error instanceof KubernetesApiError && error.status === 404) return { status: 'absent' };
+      // 409: changed since the guard read it (or Terminating already): read and judge it again.
+      if (error instanceof KubernetesApiError && error.status === 409) {
+        if (attempt < guardRetries) continue;
+        options.log?.(
+          `namespace ${name}: its DELETE conflicted ${guardRetries + 1} times (it keeps changing); left to the wait`,
+        );
+        return { status: 'asked' };
+      }
+      const refusal = deletionRefusalOf(error, {
         step: 'delete-namespace',
         object: { apiVersion: 'v1', kind: 'Namespace', name },
         environmentNamespace: name,
       });
-      if (error instanceof KubernetesApiError && error.status === 404) absent.add(name);
-      else if (error instanceof KubernetesApiError && error.status === 409)
-        options.log?.(`namespace ${name}: already terminating`);
-      else if (refusal) {
-        refused.set(name, refusal);
-        options.log?.(`namespace ${name}: deletion ${describeRefusal(refusal)}`);
-      } else throw error;
+      if (!refusal) throw error;
+      options.log?.(`namespace ${name}: deletion ${describeRefusal(refusal)}`);
+      return { status: 'refused', refusal };
     }
   }
-  return { names, absent, refused, requestedAt, versions };
 }
 
 /**
  * Deletes namespaces and waits until they are gone (`requestNamespaceDeletion`, then
- * `awaitNamespacesGone`).
- * @throws Error when asked to delete a protected namespace (a programming error upstream)
+ * `awaitNamespacesGone`); a protected one is not deleted (outcome `protected`).
  */
 export async function deleteNamespaces(
   api: ApiClient,
   names: readonly string[],
-  options: NamespaceWaitOptions,
+  options: NamespaceWaitOptions & { protection?: NamespaceProtection },
 ): Promise<NamespaceOutcome[]> {
   return awaitNamespacesGone(api, [await requestNamespaceDeletion(api, names, options)], options);
 }
@@ -149,12 +173,16 @@ interface NamespaceTracker {
   readonly absent: ReadonlySet<string>;
   /** Namespaces whose deletion was refused. */
   readonly refused: ReadonlyMap<string, RefusedRequest>;
+  /** Namespaces found protected just before their DELETE, with why. */
+  readonly guarded: ReadonlyMap<string, string>;
   /** The latest resourceVersion seen of each namespace (a watch starts from the oldest). */
   readonly versions: Map<string, string>;
   /** When each namespace was seen gone (ms). */
   readonly goneAt: Map<string, number>;
   /** Each namespace as last read (for its conditions and finalizers). */
   readonly last: Map<string, NamespaceObject>;
+  /** Namespaces that could not be read (an answer other than 404: a 403, a 5xx), with the error. */
+  readonly unchecked: Map<string, string>;
 }
 
 /** Pure: the namespaces of several deletions, merged into one tracker with nothing seen gone yet. */
@@ -162,11 +190,13 @@ function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
   const requestedAt = new Map<string, number>();
   const absent = new Set<string>();
   const refused = new Map<string, RefusedRequest>();
+  const guarded = new Map<string, string>();
   const versions = new Map<string, string>();
   for (const d of deletions) {
     for (const n of d.names) requestedAt.set(n, d.requestedAt);
     d.absent.forEach((n) => absent.add(n));
     d.refused.forEach((r, n) => refused.set(n, r));
+    d.guarded.forEach((why, n) => guarded.set(n, why));
     d.versions.forEach((v, n) => versions.set(n, v));
   }
   return {
@@ -174,22 +204,29 @@ function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
     requestedAt,
     absent,
     refused,
+    guarded,
     versions,
     goneAt: new Map(),
     last: new Map(),
+    unchecked: new Map(),
   };
 }
 
-/** Pure: the namespaces neither absent, refused nor seen gone yet, in order. */
+/** Pure: the namespaces neither absent, refused, guarded, unreadable nor seen gone yet, in order. */
 function pendingOf(t: NamespaceTracker): string[] {
-  return t.names.filter((n) => !t.absent.has(n) && !t.refused.has(n) && !t.goneAt.has(n));
+  return t.names.filter(
+    (n) =>
+      !t.absent.has(n) && !t.refused.has(n) && !t.guarded.has(n) && !t.goneAt.has(n) && !t.unchecked.has(n),
+  );
 }
 
 /**
  * One GET round: reads each pending namespace, recording it and its resourceVersion; a 404
- * records it gone at `clock.now()`.
+ * records it gone at `clock.now()`; any other answer (a 403, a 5xx the retries did not get
+ * past) records it `unchecked` with the error, and it is not read again: what was deleted so
+ * far stays in the result, and the scan afterwards looks at it again.
  * @returns in `waitFor`'s shape: done when none is pending, with the pending names.
- * @throws what the API throws other than 404.
+ * @throws ClusterAccessError (no answer at all) and what is no answer of the API server.
  */
 async function getPending(
   api: ApiClient,
@@ -205,6 +242,7 @@ async function getPending(
       if (ns.metadata?.resourceVersion) t.versions.set(name, ns.metadata.resourceVersion);
     } catch (error) {
       if (error instanceof KubernetesApiError && error.status === 404) t.goneAt.set(name, clock.now());
+      else if (error instanceof KubernetesApiError) t.unchecked.set(name, error.message);
       else throw error;
     }
   }
@@ -319,8 +357,28 @@ function namespaceOutcome(
   if (t.absent.has(name)) return { name, status: 'absent', durationMs: 0, ...none };
   const refused = t.refused.get(name);
   if (refused) return { name, status: 'refused', durationMs: 0, message: describeRefusal(refused), ...none };
+  const guarded = t.guarded.get(name);
+  if (guarded !== undefined)
+    return {
+      name,
+      status: 'protected',
+      durationMs: 0,
+      message: `protected (${guarded}) when read just before its DELETE`,
+      ...none,
+    };
   if (t.goneAt.has(name))
     return { name, status: 'deleted', durationMs: t.goneAt.get(name)! - since, ...none };
+  const unchecked = t.unchecked.get(name);
+  if (unchecked !== undefined) {
+    options.log?.(`namespace ${name}: deletion requested, could not check it: ${unchecked}`);
+    return {
+      name,
+      status: 'not-waited',
+      message: `could not check: ${unchecked}`,
+      durationMs: clock.now() - since,
+      ...none,
+    };
+  }
   if (!options.waited) {
     options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
     return { name, status: 'not-waited', durationMs: 0, ...none };

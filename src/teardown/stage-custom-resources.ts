@@ -3,13 +3,15 @@
  * controller still runs; and the decision it leads to (`strandedReason`: a release whose CRDs'
  * instances are still there, or unchecked, is not removed).
  */
+import { isBuiltInGroup } from '../kube/built-in-groups.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
+import { guardNamespace } from './scope-guard.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import type { CrdInstancesOutcome } from './teardown-result.js';
-import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
+import type { Blocker, CrdInstancesOutcome } from '../model/teardown-result.js';
+import { waitUntilGone, type AwaitedObject } from './wait-gone.js';
 
 /**
  * Waits within the stage budget until `awaited` are gone.
@@ -36,6 +38,21 @@ async function awaitGone(
 }
 
 /**
+ * The scope guard before a DELETE in `namespace` (`guardNamespace`, scope-guard.ts: the plan's
+ * protection, the namespace read now): true when it is protected, which is recorded in
+ * `c.errors` as "not deleting <what>: namespace <ns> is protected (<why>)"; nothing is sent then.
+ * @throws what reading the namespace throws other than 404.
+ */
+async function refusedByGuard(namespace: string, what: string, c: StageContext): Promise<boolean> {
+  const guard = await guardNamespace(c.ports.api, namespace, c.plan.scope.protection);
+  if (guard.status !== 'protected') return false;
+  const line = `not deleting ${what}: namespace ${namespace} is protected (${guard.reason})`;
+  c.ports.log(line);
+  c.errors.push(line);
+  return true;
+}
+
+/**
  * Step 1a of a stage: the GitOps applications of `stage.gitopsWaves` (plan/gitops-order.ts), one
  * wave after another, each deleted by name (propagationPolicy Background) and awaited while their
  * controller runs: leaf applications first, so that an app of apps never deletes its children
@@ -51,6 +68,7 @@ async function deleteGitopsWaves(stage: PlannedStage, c: StageContext): Promise<
       if (!address) continue;
       const path = `${collectionPath(address, app.namespace)}/${encodeURIComponent(app.name)}`;
       try {
+        if (await refusedByGuard(app.namespace, `${app.kind} ${app.namespace}/${app.name}`, c)) continue;
         await c.ports.api.request({ method: 'DELETE', path, query: { propagationPolicy: 'Background' } });
         awaited.push({
           apiVersion: `${address.group}/${address.version}`,
@@ -76,8 +94,12 @@ async function deleteGitopsWaves(stage: PlannedStage, c: StageContext): Promise<
 
 /**
  * Step 1 of a stage: in the scoped namespaces, delete (deletecollection) the instances of the
- * CRDs the stage's releases ship, and wait for them while their controller still runs. GitOps
- * applications go first, wave by wave (`deleteGitopsWaves`).
+ * CRDs the stage's releases ship and own (the plan lets only those through: plan/crd-ownership.ts;
+ * a CRD whose address is in a built-in group is refused here once more, as an error), and wait
+ * for them while their controller still runs. GitOps applications go first, wave by wave
+ * (`deleteGitopsWaves`). Before each delete, its namespace is judged again (`refusedByGuard`): in
+ * one protected now, nothing is deleted, and the CRD's instances count as unchecked (its release
+ * is then not uninstalled).
  * @returns the outcome per CRD, and the CRDs whose instances could not be checked.
  */
 export async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageContext) {
@@ -93,10 +115,23 @@ export async function deleteCustomResourcesFirst(stage: PlannedStage, c: StageCo
     }
     const address = c.ports.resources(crd.group, crd.kind, crd.versions[0]);
     if (!address) continue; // no longer served: nothing to delete
+    // The plan only lets a release's own CRDs here (plan/crd-ownership.ts); the kind the request
+    // reaches is checked once more: a built-in kind's collection is never deleted.
+    if (isBuiltInGroup(address.group)) {
+      c.errors.push(
+        `not deleting ${crd.kind} objects first: ${crd.name} resolves to ${address.resource} of the API server's own group ${JSON.stringify(address.group)}`,
+      );
+      unchecked.add(crd.name);
+      continue;
+    }
     const awaited: AwaitedObject[] = [];
     for (const ns of c.plan.scope.namespaces) {
       const path = collectionPath(address, ns);
       try {
+        if (await refusedByGuard(ns, `${crd.kind} objects in ${ns}`, c)) {
+          unchecked.add(crd.name);
+          continue;
+        }
         const list = await c.ports.api.request<{ items?: { metadata?: { name?: string } }[] }>({ path });
         for (const item of list.items ?? []) {
           const name = item.metadata?.name ?? '';

@@ -9,7 +9,7 @@ import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
 import { recordOf } from '../support/release-records.js';
 import { createNamespace, deleteIfPresent, getOrUndefined, uniqueName } from '../support/cluster.js';
-import { adminApiForSuite, findingsAbout, findingsOf, snapshot } from './support/scenario.js';
+import { adminApiForSuite, findingsAbout, findingsOf, recordFixture, snapshot } from './support/scenario.js';
 
 const suiteApi = adminApiForSuite();
 let api: ApiClient;
@@ -50,6 +50,12 @@ test('records that do not decode are findings about themselves, not gaps; an unr
   });
   try {
     const inventory = await snapshot(api);
+    recordFixture('helm-release-record-invalid', inventory, {
+      scenario: 'release records that do not decode, planted by a tenant',
+      names: { tenant, env },
+      environmentNamespaces: [tenant],
+      selection: { namespaces: [tenant, env], clusterObjects: [] },
+    });
     expect(inventory.coverage.filter((g) => g.resource.includes(tenant))).toEqual([]);
     const found = findingsAbout(findingsOf(inventory, []), [tenant]);
     expect(found.map((f) => [f.code, f.object.kind, f.object.name]).sort()).toEqual([

@@ -20,6 +20,7 @@ import {
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
+  recordFixture,
   scenarioContext,
   snapshot,
 } from './support/scenario.js';
@@ -99,6 +100,12 @@ test('a count/pods quota full of Succeeded and Failed Pods: QuotaExhaustedByTerm
     expect(refused?.apiMessage).toBe(`pods "next" is forbidden: ${podQuotaRefusal('pods', 2, 2)}`);
 
     const inventory = await snapshot(api);
+    recordFixture('quota-terminal-pods', inventory, {
+      scenario: 'terminal Pods fill a count/pods quota',
+      names: { namespace: ns, succeeded: 'report-1', failed: 'report-2' },
+      environmentNamespaces: [ns],
+      selection: { namespaces: [ns], clusterObjects: [] },
+    });
     const mine = findingsAbout(findingsOf(inventory, [ns]), [id]);
     expect(mine.map((f) => [f.code, f.severity, f.object.kind, f.object.namespace, f.object.name])).toEqual([
       ['QuotaExhaustedByTerminalPods', 'error', 'ResourceQuota', ns, 'pods'],

@@ -13,7 +13,9 @@ import {
   createWidgetCrd,
   deleteCrdAndWait,
   deleteNamespaceAndWait,
+  recordFixture,
   removeFinalizers,
+  snapshot,
   waitForCondition,
 } from './support/scenario.js';
 
@@ -51,6 +53,12 @@ test('S07: OrphanedCRDataInEtcd for instances of a force-finalized CRD (etcd rea
       `no CustomResourceDefinition widgets.${group} and no served resource widgets in group ${group}`,
     ]);
     expect(report.inventory!.coverage).toEqual([]);
+    recordFixture('s07-orphaned-cr-data', await snapshot(api, { endpoint: clusterEnv().etcdEndpoint }), {
+      scenario: 'S07 a CRD force-finalized while an instance with a finalizer exists',
+      names: { namespace: ns, group },
+      environmentNamespaces: [ns],
+      selection: { namespaces: [ns], clusterObjects: [], etcdGroups: [group] },
+    });
 
     // The remedy: the CRD again serves the stored object, deletionTimestamp and finalizer included.
     crd = await createWidgetCrd(api, group);

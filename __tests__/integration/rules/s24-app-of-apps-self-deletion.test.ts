@@ -33,6 +33,7 @@ import {
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
+  recordFixture,
   removeFinalizers,
   snapshot,
 } from './support/scenario.js';
@@ -151,7 +152,14 @@ test('S24: the Applications outlive the Argo CD they ran in: what each guards, g
     });
     expect(apps.items.map((a) => a.metadata.deletionTimestamp !== undefined)).toEqual([true, true, true]);
 
-    const mine = findingsAbout(findingsOf(await snapshot(api), [gitops, shop]), [id]);
+    const inventory = await snapshot(api);
+    recordFixture('s24-app-of-apps-self-deletion', inventory, {
+      scenario: 'S24 an app of apps deleted with the Argo CD namespace it runs in',
+      names: { gitopsNamespace: gitops, shopNamespace: shop },
+      environmentNamespaces: [gitops, shop],
+      selection: { namespaces: [gitops, shop], clusterObjects: [crd] },
+    });
+    const mine = findingsAbout(findingsOf(inventory, [gitops, shop]), [id]);
     const f = group(mine, gitops)!;
     expect(f).toBeDefined();
     expect(f.code).toBe('OperatorGoneFinalizer');

@@ -20,6 +20,7 @@ import {
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
+  recordFixture,
   removeFinalizers,
   snapshot,
   waitForCondition,
@@ -81,7 +82,14 @@ test('S25: Velero removed before its runtime CRs: graded by phase, safe removals
     await waitGone(api, `/apis/velero.io/v1/namespaces/${ns}/backups/pr-7-backup`);
     await waitForCondition(api, crdPath('datauploads.velero.io'), 'Terminating');
 
-    const all = findingsOf(await snapshot(api), [ns]);
+    const inventory = await snapshot(api);
+    recordFixture('s25-velero-runtime-finalizers', inventory, {
+      scenario: 'S25 Velero removed before its runtime custom resources',
+      names: { namespace: ns, restore: 'pr-7-restore', completedUpload: 'pr-7-backup-x2k9q' },
+      environmentNamespaces: [ns],
+      selection: { namespaces: [ns], clusterObjects: crds },
+    });
+    const all = findingsOf(inventory, [ns]);
     const mine = findingsAbout(all, [id]);
     const f = group(mine, dataUpload)!;
     expect(f).toBeDefined();

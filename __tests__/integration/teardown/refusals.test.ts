@@ -16,6 +16,7 @@ import type { Report } from '../../../src/report/report.js';
 import { waitFor } from '../../../src/util/wait.js';
 import { schemaErrors } from '../../unit/support/report-schema.js';
 import { runAction } from '../support/action.js';
+import { recordFixture, snapshot } from '../rules/support/scenario.js';
 import {
   adminApiForSuite,
   clusterEnv,
@@ -208,6 +209,13 @@ test('an admission policy refuses the DELETE of one namespace: the other goes, e
         message: expect.stringContaining(message),
       }),
     ]);
+    recordFixture('deletion-refused', await snapshot(api), {
+      scenario: "an admission policy refuses the DELETE of one of the environment's namespaces",
+      names: { kept, gone },
+      environmentNamespaces: [kept, gone],
+      selection: { namespaces: [kept, gone], clusterObjects: [] },
+      context: { refusals: t.refusals },
+    });
     // The refused namespace is still there and not being deleted.
     const left = await getOrUndefined<{ metadata: { deletionTimestamp?: string } }>(
       api,

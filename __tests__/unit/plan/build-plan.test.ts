@@ -412,6 +412,119 @@ describe('objects outside the scope must be the release’s own (release-reach.t
       expect.stringContaining('creates Gadget g, of a kind the API server does not serve:'),
     ]);
   });
+
+  test('an earlier stored revision is checked as the current one is: helm uninstall acts on it when it cannot decode a later one', () => {
+    const app = recordedRelease('helm4-app.json');
+    const current = { ...app, revision: 2, storage: { ...app.storage, name: 'sh.helm.release.v1.app.v2' } };
+    const hooky = {
+      ...appWith(role('cluster-admin')),
+      hooks: [
+        {
+          name: 'bind',
+          kind: 'ClusterRoleBinding',
+          path: 'app/templates/hook.yaml',
+          manifest:
+            'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: bind',
+          events: ['post-delete'],
+          deletePolicies: [],
+        },
+      ],
+    };
+    const input = {
+      foundReleases: [recordedRelease('helm4-operator.json'), current],
+      namespacedOf,
+      liveObject: live({ 'rbac.authorization.k8s.io/ClusterRole//cluster-admin': {} }),
+    };
+    expect(plan(input).refusals).toEqual([]);
+    const p = plan({ ...input, earlierRevisions: [hooky] });
+    expect(p.refusals.map((r) => r.slice(0, r.indexOf(':')))).toEqual([
+      'release fixture-helm4/app (stored revision 1) has a post-delete hook (app/templates/hook.yaml) that creates ClusterRoleBinding bind, a cluster-scoped object',
+      "release fixture-helm4/app (stored revision 1) names ClusterRole cluster-admin in its manifest, outside the scope, but that object is not the release's (it has no meta.helm.sh/release-name and release-namespace annotations)",
+    ]);
+    // The plan still acts on the current revision.
+    expect(p.releases.map((r) => [r.key, r.release.revision])).toEqual([
+      ['fixture-helm4/app', 2],
+      ['fixture-helm4/operator', 1],
+    ]);
+    // A revision of another release, or of the same name in the other driver, is not this release's.
+    const configMap = {
+      ...hooky,
+      storage: { kind: 'ConfigMap' as const, name: 'sh.helm.release.v1.app.v1' },
+    };
+    expect(plan({ ...input, earlierRevisions: [configMap, { ...hooky, name: 'other' }] }).refusals).toEqual(
+      [],
+    );
+  });
+});
+
+test('a release with a refused record is refused when the teardown would take it, naming the record', () => {
+  const refused = (current: boolean) => ({
+    namespace: 'fixture-helm4',
+    name: 'web',
+    kind: 'Secret' as const,
+    current,
+    message: 'release web in namespace fixture-helm4 has release Secrets that kube-sweep refused (…)',
+  });
+  expect(plan({ refusedReleases: [refused(true)] }).refusals).toEqual([refused(true).message]);
+  // Only refused records, not named: no helm command ever runs for it; the teardown goes on.
+  expect(plan({ refusedReleases: [refused(false)] }).refusals).toEqual([]);
+  // Named by the releases input: refused (and not said to be missing), whether or not it has a current revision.
+  for (const current of [true, false]) {
+    const named = plan({
+      scope: scope([]),
+      releaseRefs: [{ namespace: 'fixture-helm4', name: 'web' }],
+      refusedReleases: [refused(current)],
+    });
+    expect(named.refusals).toEqual([refused(current).message]);
+    expect(named.warnings).toEqual([]);
+  }
+});
+
+describe('instances first only for CRDs the release owns (crd-ownership.ts)', () => {
+  const stack = recordedRelease('helm4-stack.json');
+  const withCrdFile = (yaml: string) => ({ ...stack, crdFiles: [{ name: 'crds/ingress.yaml', yaml }] });
+  const ingressCrd =
+    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ingresses.networking.k8s.io\n' +
+    'spec:\n  group: networking.k8s.io\n  scope: Namespaced\n  names: {plural: ingresses, kind: Ingress}\n' +
+    '  versions: [{name: v1, served: true, storage: true}]\n';
+  const stackPlan = (overrides: Partial<PlanInput>) =>
+    plan({ scope: scope(['fixture-stack']), foundReleases: [stack], deleteNamespaces: false, ...overrides });
+  const widgets = { group: 'stack.kube-sweep.test', plural: 'widgets', kind: 'Widget', scope: 'Namespaced' };
+
+  test('a crds/ file declaring a built-in kind is refused, naming the file, even with no evidence; no stage deletes Ingresses', () => {
+    const p = stackPlan({ foundReleases: [withCrdFile(ingressCrd)] });
+    expect(p.refusals).toEqual([
+      'release fixture-stack/stack declares CustomResourceDefinition ingresses.networking.k8s.io in its chart file crds/ingress.yaml, ' +
+        `but "networking.k8s.io" is a group the API server serves itself, so its kinds are Kubernetes' own: kube-sweep deletes ` +
+        "the custom resources of a CRD first only when the CRD is the release's. The record may be forged: check it, then " +
+        'remove the release by hand',
+    ]);
+    expect(p.stages.flatMap((s) => s.crdInstancesFirst)).toEqual([]);
+  });
+
+  test('the release’s own crds/ CRD keeps its instances-first step; another release’s is refused; a missing one is skipped', () => {
+    const evidence = (live: Record<string, unknown> | undefined, served = true) => ({
+      crdEvidence: { liveCrd: () => live, served: () => served },
+    });
+    const first = (p: ReturnType<typeof plan>) =>
+      p.stages.flatMap((s) => s.crdInstancesFirst.map((c) => c.name));
+    const own = stackPlan(evidence(widgets));
+    expect([own.refusals, first(own)]).toEqual([[], ['widgets.stack.kube-sweep.test']]);
+    const foreign = stackPlan(
+      evidence({
+        ...widgets,
+        annotations: { 'meta.helm.sh/release-name': 'b', 'meta.helm.sh/release-namespace': 'team-b' },
+      }),
+    );
+    expect(foreign.refusals).toEqual([
+      expect.stringContaining(
+        'in its chart file crds/widgets.yaml, but the one in the cluster is not the release\'s (its meta.helm.sh annotations name release "team-b/b")',
+      ),
+    ]);
+    expect(first(foreign)).toEqual([]);
+    const missing = stackPlan(evidence(undefined, false));
+    expect([missing.refusals, first(missing)]).toEqual([[], []]);
+  });
 });
 
 test('a release with records in both drivers is refused when the teardown would take it, not otherwise', () => {

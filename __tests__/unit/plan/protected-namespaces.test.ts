@@ -4,6 +4,7 @@ import {
   isProtectedNamespace,
   nameProtectionOnly,
   namespaceProtection,
+  protectionNow,
   protectionReason,
 } from '../../../src/plan/protected-namespaces.js';
 
@@ -36,4 +37,22 @@ test('the protect input and the label protect more namespaces', () => {
   expect(isProtected('shared', protection)).toBe(true);
   expect(isProtected('pr-1', protection)).toBe(false);
   expect(isProtected('pr-2', protection)).toBe(false);
+});
+
+test('protectionNow: a label added since the plan protects from then on; one the plan saw is never taken back', () => {
+  const planned = namespaceProtection(
+    ['infra-*'],
+    [{ name: 'vault', labels: { 'kube-sweep.io/protected': 'true' } }],
+  );
+  const now = protectionNow(planned, { name: 'pr-3', labels: { 'kube-sweep.io/protected': 'true' } });
+  expect(now).toEqual({ patterns: ['infra-*'], labelled: ['pr-3', 'vault'] });
+  expect(protectionReason('pr-3', now)).toBe('labelled kube-sweep.io/protected=true');
+  // The label removed after the plan: still protected; another value than exactly "true": not.
+  expect(isProtected('vault', protectionNow(planned, { name: 'vault', labels: {} }))).toBe(true);
+  expect(
+    isProtected(
+      'pr-4',
+      protectionNow(planned, { name: 'pr-4', labels: { 'kube-sweep.io/protected': 'True' } }),
+    ),
+  ).toBe(false);
 });

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildInventory, type InventoryData } from '../../../src/inventory/snapshot.js';
 import type { Finding } from '../../../src/rules/findings.js';
-import { runRules } from '../../../src/rules/index.js';
+import { rules, runRules } from '../../../src/rules/index.js';
 import { notShownPrefix } from '../../../src/rules/kubectl.js';
 import { shellCommand, unshowableCharacter } from '../../../src/util/shell-quote.js';
 import { loadRecordedFixture, recordedScenarios, replayContext } from './support/recorded-fixture.js';
@@ -138,6 +138,27 @@ test('the cases cover every fixture whose rules print commands', () => {
   for (const name of recordedScenarios)
     if (commandLines(findingsWith(name, '', '')).length > 0)
       expect([name, fixtures.has(name)]).toEqual([name, true]);
+});
+
+test('the cases cover every rule of the registry that prints a command naming a replaced name', () => {
+  // Each rule's findings in the fixture of a case, whose commands name the case's name.
+  const covered = new Set(
+    cases.flatMap(([fixtureName, name]) =>
+      findingsWith(fixtureName, '', '')
+        .filter((f) => commandLines([f]).some((c) => c.includes(name)))
+        .map((f) => f.rule),
+    ),
+  );
+  // Rules whose recorded findings print commands at all (the registry test requires a fixture for every rule).
+  const printing = new Set(
+    recordedScenarios.flatMap((fixtureName) =>
+      findingsWith(fixtureName, '', '')
+        .filter((f) => commandLines([f]).length > 0)
+        .map((f) => f.rule),
+    ),
+  );
+  expect(rules.map((r) => r.name).filter((r) => printing.has(r) && !covered.has(r))).toEqual([]);
+  expect([...printing].length).toBeGreaterThan(rules.length / 2);
 });
 
 /** How many findings with a line break or control character in a name said "not shown". */

@@ -38,6 +38,18 @@ test('the invariants below run over every recorded fixture', () => {
   );
 });
 
+test('every rule of the registry finds something in a recorded fixture (so the hostile-names property test runs on it)', () => {
+  // A rule with no recorded fixture is never fed hostile names: record one from the real control
+  // plane (RECORD_FIXTURES=1 on its scenario test in __tests__/integration/rules).
+  const found = new Set(
+    recordedScenarios.flatMap((name) => {
+      const { fixture, inventory } = loadRecordedFixture(name);
+      return runRules(inventory, replayContext(fixture)).map((f) => f.rule);
+    }),
+  );
+  expect(rules.map((r) => r.name).filter((name) => !found.has(name))).toEqual([]);
+});
+
 describe.each(recordedScenarios)('recorded scenario %s', (name) => {
   const { fixture, inventory } = loadRecordedFixture(name);
   const findings = runRules(inventory, replayContext(fixture));

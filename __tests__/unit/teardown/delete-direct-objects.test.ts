@@ -26,12 +26,18 @@ const configMapIn = (namespace: string): AwaitedObject => ({
   address: { group: '', version: 'v1', resource: 'configmaps', namespaced: true },
 });
 
-/** A stage context whose API port records every request and answers each with an empty object. */
-function context(protection: { patterns: string[]; labelled: string[] }) {
+/**
+ * A stage context whose API port records every request and answers each with an empty object;
+ * a GET of a namespace in `labelledNow` answers it with the kube-sweep.io/protected=true label.
+ */
+function context(protection: { patterns: string[]; labelled: string[] }, labelledNow: string[] = []) {
   const requests: string[] = [];
   const api = {
-    request: async (r: { method: string; path: string }) => {
-      requests.push(`${r.method} ${r.path}`);
+    request: async (r: { method?: string; path: string }) => {
+      requests.push(`${r.method ?? 'GET'} ${r.path}`);
+      const ns = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(r.path)?.[1];
+      if (!r.method && ns && labelledNow.includes(ns))
+        return { metadata: { name: ns, labels: { 'kube-sweep.io/protected': 'true' } } };
       return {};
     },
   } as unknown as ApiClient;
@@ -52,7 +58,7 @@ test.each([
     expect(failed?.guarded).toBe(true);
     expect(inFaceTerms('action', failed!.line)).toMatch(why);
     expect(failed?.line).toContain(`not deleting ConfigMap ${ns}/settings`);
-    expect(requests).toEqual([]);
+    expect(requests.filter((r) => !r.startsWith('GET '))).toEqual([]);
   },
 );
 
@@ -62,5 +68,17 @@ test('outside protected namespaces every object is deleted, cluster-scoped ones 
   expect(requests.sort()).toEqual([
     'DELETE /api/v1/namespaces/pr-12-db/configmaps/settings',
     'DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.fixture4.kube-sweep.test',
+    // The scope guard reads the namespace just before the deletes.
+    'GET /api/v1/namespaces/pr-12-db',
   ]);
+});
+
+test('a namespace labelled protected after the plan was made (read just before the deletes): nothing is deleted', async () => {
+  const { requests, c } = context({ patterns: [], labelled: [] }, ['pr-12-db']);
+  const failed = await deleteDirectObjects([crd, configMapIn('pr-12-db')], facts, c);
+  expect(failed?.guarded).toBe(true);
+  expect(failed?.line).toBe(
+    'not deleting ConfigMap pr-12-db/settings: namespace pr-12-db is protected (labelled kube-sweep.io/protected=true)',
+  );
+  expect(requests).toEqual(['GET /api/v1/namespaces/pr-12-db']);
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ApiClient } from '../../../../src/cluster/api-client.js';
 import { KubernetesApiError } from '../../../../src/cluster/errors.js';
 import { collectInventory } from '../../../../src/inventory/collect.js';
+import type { EtcdAccess } from '../../../../src/inventory/etcd.js';
 import type { Inventory, InventoryData } from '../../../../src/inventory/snapshot.js';
 import type { ObjectMetadata } from '../../../../src/inventory/types.js';
 import type { Finding } from '../../../../src/rules/findings.js';
@@ -193,9 +194,9 @@ export async function deleteCrdAndWait(api: ApiClient, name: string) {
   await waitGone(api, path, 60_000);
 }
 
-/** The whole-cluster snapshot, as kube-sweep takes it. */
-export function snapshot(api: ApiClient): Promise<Inventory> {
-  return collectInventory(api, { pageSize: 500, concurrency: 4 });
+/** The whole-cluster snapshot, as kube-sweep takes it (with `etcd`: its keys read too). */
+export function snapshot(api: ApiClient, etcd?: EtcdAccess): Promise<Inventory> {
+  return collectInventory(api, { pageSize: 500, concurrency: 4, ...(etcd ? { etcd } : {}) });
 }
 
 /** A Lease MicroTime `secondsAgo` seconds before now (RFC 3339 with microseconds). */
@@ -228,6 +229,8 @@ export interface RecordSelection {
   readonly namespaces: readonly string[];
   /** Names of the scenario's cluster-scoped objects (APIServices, webhook configurations, CRDs). */
   readonly clusterObjects: readonly string[];
+  /** API groups whose etcd keys are kept (a snapshot taken with etcd read); default none. */
+  readonly etcdGroups?: readonly string[];
 }
 
 /** The object without metadata.managedFields (server-side apply bookkeeping no rule reads). */
@@ -310,6 +313,14 @@ export function cutSnapshot(inventory: Inventory, selection: RecordSelection): I
     ),
     ...(inventory.helmRecords
       ? { helmRecords: inventory.helmRecords.filter((r) => namespaces.has(r.storage.namespace)) }
+      : {}),
+    ...(inventory.etcd
+      ? {
+          etcd: {
+            ...inventory.etcd,
+            prefixes: inventory.etcd.prefixes.filter((p) => (selection.etcdGroups ?? []).includes(p.group)),
+          },
+        }
       : {}),
     ...(inventory.heldBodies
       ? {

@@ -29,6 +29,12 @@ export interface RecordedFixture {
   readonly kept: string;
   /** The snapshot as collectInventory built it, minus what `kept` says was dropped. */
   readonly inventory: InventoryData;
+  /**
+   * What the run told the rules besides the snapshot, as recorded from the real run: the
+   * requests the API server refused (DeletionRefused) and the release records kube-sweep
+   * refused (HelmReleaseRecordInvalid). Absent: nothing.
+   */
+  readonly context?: Pick<RuleContext, 'refusals' | 'invalidReleaseRecords'>;
 }
 
 /** Reads `__tests__/fixtures/rules/<name>.json` and rebuilds its indexes. */
@@ -41,13 +47,15 @@ export function loadRecordedFixture(name: string): { fixture: RecordedFixture; i
 
 /**
  * The context the scenario tests use: `now` one second after the snapshot was taken,
- * deletions count as stuck at once (the faults were just built), the scenario's environment.
+ * deletions count as stuck at once (the faults were just built), the scenario's environment,
+ * and what the recorded run told the rules besides the snapshot (`fixture.context`).
  */
 export function replayContext(fixture: RecordedFixture, overrides: Partial<RuleContext> = {}): RuleContext {
   return {
     now: Date.parse(fixture.inventory.takenAt) + 1000,
     stuckAfterSeconds: 0,
     environmentNamespaces: new Set(fixture.environmentNamespaces),
+    ...fixture.context,
     ...overrides,
   };
 }
