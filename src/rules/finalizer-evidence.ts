@@ -119,9 +119,9 @@ export function withRefusal(
   const at = remediation.commands.indexOf(stripFinalizersWarning);
   return {
     summary:
-      `Removing finalizer ${finalizer} is refused by the API server now (tried with dryRun=All on ` +
-      `${describeObject(refusal.object)}: "${refusal.message}"): first resolve what refuses it (the webhook, ` +
-      `policy or quota it names); the removal printed below fails until then. ${remediation.summary}`,
+      `Resolve first what refuses removing finalizer ${finalizer} (the webhook, policy or quota it names): the ` +
+      `API server refuses it now (tried with dryRun=All on ${describeObject(refusal.object)}: "${refusal.message}"), ` +
+      `so the removal printed below fails until then. ${remediation.summary}`,
     commands:
       at >= 0
         ? [...remediation.commands.slice(0, at), mark, ...remediation.commands.slice(at)]
@@ -160,10 +160,10 @@ export function runningControllerRemediation(
   const kindWord = (o: ObjectMetadata) => o.kind.toLowerCase();
   return {
     summary:
-      `Its controller runs (${candidates.map((c) => describeObject(c.object)).join(', ')}), so do not reinstall or ` +
-      'scale it: find out why it has not finished. Read what the objects say (status conditions, the Events about ' +
-      'them), its logs, and whether its ServiceAccount may patch these objects (a controller that cannot update ' +
-      'them cannot remove the finalizer). Only if it will never finish, remove the finalizer from exactly these objects.',
+      `Read why its controller has not finished, and do not reinstall or scale it: it runs (${candidates.map((c) => describeObject(c.object)).join(', ')}). ` +
+      'Read what the objects say (status conditions, the Events about them), its logs, and whether its ' +
+      'ServiceAccount may patch these objects (a controller that cannot update them cannot remove the finalizer). ' +
+      'Only if it will never finish, remove the finalizer from exactly these objects.',
     commands: [
       ...objects.slice(0, 5).map(getYaml),
       ...objects

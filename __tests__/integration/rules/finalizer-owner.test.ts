@@ -151,7 +151,7 @@ test(
           `(a workload of Helm release ${ops}/operator, which shipped CRD ${crdName} (its meta.helm.sh annotations); 1 of 1 replicas available)`,
       );
       expect(stuck.remediation.summary).toMatch(
-        /^Its controller runs \(deployments\.apps .*\), so do not reinstall or scale it/,
+        /^Read why its controller has not finished, and do not reinstall or scale it: it runs \(deployments\.apps .*\)\./,
       );
       expect(stuck.remediation.summary).not.toMatch(/scale it up|Reinstall or scale up|Bring back/);
       expect(stuck.remediation.commands).toEqual(
@@ -285,9 +285,7 @@ describe('a live webhook refuses the finalizer removal', () => {
     expect(stuck).toBeDefined();
     const quoted = `widget-operator: spec.size must be >= 0, not -1`;
     expect(stuck!.remediation.summary).toMatch(
-      new RegExp(
-        `^Removing finalizer ${env.group.replace(/\./g, '\\.')}/cleanup is refused by the API server now`,
-      ),
+      new RegExp(`^Resolve first what refuses removing finalizer ${env.group.replace(/\./g, '\\.')}/cleanup`),
     );
     expect(stuck!.remediation.summary).toContain(quoted);
     const lines = stuck!.remediation.commands;

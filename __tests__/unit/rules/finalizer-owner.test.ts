@@ -216,7 +216,7 @@ test('held bodies: managers that added the finalizer, status conditions, and ref
     refusal,
   );
   expect(remedy.summary).toMatch(
-    /^Removing finalizer example\.com\/cleanup is refused by the API server now .*denied the request: no"\): first resolve what refuses it .* Then this\.$/,
+    /^Resolve first what refuses removing finalizer example\.com\/cleanup .*denied the request: no"\), so the removal printed below fails until then\. Then this\.$/,
   );
   expect(remedy.commands.indexOf(stripFinalizersWarning)).toBe(2);
   expect(remedy.commands[1]).toMatch(/^# REFUSED now: .*denied the request: no$/);
