@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient } from '../../src/cluster/api-client.js';
-import { mutatingVerbs, auditMark, requestsOfUserSince } from '../integration/support/audit.js';
+import { mutatingVerbs, isDryRun, auditMark, requestsOfUserSince } from '../integration/support/audit.js';
 import {
   adminApiForSuite,
   clusterEnv,
@@ -63,7 +63,9 @@ function artifactReport(dir: string) {
 function changesBy(user: string, mark: number) {
   return requestsOfUserSince(mark, user).filter(
     (e) =>
-      mutatingVerbs.has(e.verb) && !/^\/apis\/(authorization|authentication)\.k8s\.io\//.test(e.requestURI),
+      mutatingVerbs.has(e.verb) &&
+      !isDryRun(e) &&
+      !/^\/apis\/(authorization|authentication)\.k8s\.io\//.test(e.requestURI),
   );
 }
 

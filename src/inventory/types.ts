@@ -159,7 +159,8 @@ function projectJob(
 
 /**
  * Pure: what the snapshot keeps of one whole object of `resource`. Workloads (Deployments,
- * StatefulSets, DaemonSets) keep only the replica counts of `spec` and `status` (and a
+ * StatefulSets, DaemonSets) keep only the replica counts of `spec` and `status`, the pod
+ * template's `serviceAccountName` (the controller's identity, for an RBAC check) (and a
  * StatefulSet's claim templates and retention policy), RBAC bindings only `roleRef` and
  * `subjects`, Jobs only their TTL and finished state (`projectJob`), CronJobs only their schedule,
  * history limits and their Jobs' TTL, all with a trimmed metadata:
@@ -175,10 +176,13 @@ export function projectWholeObject(resource: string, item: Record<string, unknow
     case 'statefulsets':
     case 'daemonsets': {
       const templates = spec.volumeClaimTemplates as { metadata?: { name?: string } }[] | undefined;
+      const account = (spec.template as { spec?: { serviceAccountName?: unknown } } | undefined)?.spec
+        ?.serviceAccountName;
       return {
         metadata,
         spec: {
           replicas: spec.replicas,
+          ...(typeof account === 'string' ? { template: { spec: { serviceAccountName: account } } } : {}),
           ...(templates
             ? { volumeClaimTemplates: templates.map((t) => ({ metadata: { name: t.metadata?.name } })) }
             : {}),

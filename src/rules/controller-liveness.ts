@@ -76,9 +76,50 @@ export const liveEvidenceResources = [
 type EvidenceResource = 'deployments' | 'statefulsets' | 'daemonsets' | 'leases';
 
 /**
+ * Pure: the pods of a workload, not being deleted: a Deployment's through its ReplicaSets, a
+ * StatefulSet's or DaemonSet's directly (ownerReferences, by UID).
+ */
+function podsOf(inventory: Inventory, workload: ObjectMetadata): ObjectMetadata[] {
+  const isPod = (o: ObjectMetadata) => groupOf(o.apiVersion) === '' && o.resource === 'pods';
+  const children = inventory.dependentsByOwnerUid.get(workload.uid) ?? [];
+  const owners =
+    workload.resource === 'deployments'
+      ? children.filter((c) => groupOf(c.apiVersion) === 'apps' && c.resource === 'replicasets')
+      : [workload];
+  return owners
+    .flatMap((owner) => (inventory.dependentsByOwnerUid.get(owner.uid) ?? []).filter(isPod))
+    .filter((p) => !p.deletionTimestamp);
+}
+
+/**
+ * Pure: live Leases by the pod name their holder identity starts with: client-go's leader
+ * election names the holder `<hostname>_<uuid>` and a pod's hostname is its name
+ * (k8s.io/client-go/tools/leaderelection/resourcelock); a holder with no `_` is taken whole.
+ * Node heartbeats (kube-node-lease) are left out.
+ */
+function leasesByHolderPod(
+  inventory: Inventory,
+  snapshotMs: number,
+): Map<string, { lease: LeaseObject; liveness: Liveness }[]> {
+  const byPod = new Map<string, { lease: LeaseObject; liveness: Liveness }[]>();
+  for (const lease of fullObjectsOf(inventory, 'leases')) {
+    const holder = lease.spec?.holderIdentity;
+    if (!holder || lease.metadata?.namespace === 'kube-node-lease') continue;
+    const liveness = leaseLiveness(lease, snapshotMs);
+    if (!liveness.live) continue;
+    const key = `${lease.metadata?.namespace ?? ''}\0${holder.split('_')[0]!}`;
+    byPod.set(key, [...(byPod.get(key) ?? []), { lease, liveness }]);
+  }
+  return byPod;
+}
+
+/**
  * Pure: a function that tells the liveness of a listed Deployment, StatefulSet, DaemonSet or
- * Lease (by its metadata; the whole object is found by UID). Objects of other kinds, and
- * objects whose whole body the snapshot does not hold, are not live.
+ * Lease (by its metadata; the whole object is found by UID). A workload is live with an
+ * available replica, or, with none available (a node's short NotReady window makes a running
+ * pod unavailable), when one of its pods that is not being deleted holds a Lease in the
+ * workload's namespace that was renewed in time (`leaseLiveness`): the pod runs and renews it.
+ * Objects of other kinds, and objects whose whole body the snapshot does not hold, are not live.
  */
 export function livenessReader(inventory: Inventory): (o: ObjectMetadata) => Liveness {
   const wholes = new Map<string, { resource: EvidenceResource; whole: unknown }>();
@@ -86,14 +127,27 @@ export function livenessReader(inventory: Inventory): (o: ObjectMetadata) => Liv
     for (const whole of fullObjectsOf(inventory, resource))
       if (whole.metadata?.uid) wholes.set(whole.metadata.uid, { resource, whole });
   const snapshotMs = Date.parse(inventory.takenAt);
+  let leases: ReturnType<typeof leasesByHolderPod> | undefined;
   return (o) => {
     const key = `${groupOf(o.apiVersion)}/${o.resource}`;
     if (!(liveEvidenceResources as readonly string[]).includes(key))
       return { live: false, reason: `a ${o.kind} is no evidence that a controller runs` };
     const found = wholes.get(o.uid);
     if (!found) return { live: false, reason: 'its status is not in the snapshot' };
-    return found.resource === 'leases'
-      ? leaseLiveness(found.whole as LeaseObject, snapshotMs)
-      : workloadLiveness({ ...(found.whole as WorkloadObject), kind: o.kind });
+    if (found.resource === 'leases') return leaseLiveness(found.whole as LeaseObject, snapshotMs);
+    const workload = workloadLiveness({ ...(found.whole as WorkloadObject), kind: o.kind });
+    if (workload.live) return workload;
+    leases ??= leasesByHolderPod(inventory, snapshotMs);
+    for (const pod of podsOf(inventory, o)) {
+      const held = leases.get(`${o.namespace ?? ''}\0${pod.name}`)?.[0];
+      if (held)
+        return {
+          live: true,
+          reason:
+            `${workload.reason}, but its pod ${pod.name} holds Lease ${o.namespace ?? ''}/${held.lease.metadata?.name ?? ''}, ` +
+            held.liveness.reason,
+        };
+    }
+    return workload;
   };
 }

@@ -43,11 +43,13 @@ export function deletionOutlook(
   const searches = new Map<string, ControllerSearch>();
   let reader: ((o: ObjectMetadata) => Liveness) | undefined;
   const liveness = () => (reader ??= livenessReader(inventory));
-  const searchOf = (finalizer: string) => {
-    const known = searches.get(finalizer);
+  // Structure reads the object's CRD, so the search is kept per finalizer and type.
+  const searchOf = (finalizer: string, o: ObjectMetadata) => {
+    const key = `${finalizer}\0${o.apiVersion}\0${o.resource}`;
+    const known = searches.get(key);
     if (known) return known;
-    const search = findFinalizerControllers(inventory, finalizer);
-    searches.set(finalizer, search);
+    const search = findFinalizerControllers(inventory, finalizer, [o]);
+    searches.set(key, search);
     return search;
   };
   return (o) => {
@@ -67,7 +69,7 @@ export function deletionOutlook(
     const waits: string[] = [];
     for (const finalizer of finalizers) {
       if (builtInFinalizers[finalizer] !== undefined) continue;
-      const search = searchOf(finalizer);
+      const search = searchOf(finalizer, o);
       if (search.result === 'none')
         return {
           outcome: 'hangs',

@@ -105,10 +105,20 @@ const matchedLabels = ['app.kubernetes.io/name', 'app.kubernetes.io/part-of', 'a
 /** An object that looks like the controller, why it was matched, and whether it is live. */
 export interface ControllerCandidate {
   readonly object: ObjectMetadata;
-  /** `name matches example`, `label app.kubernetes.io/name=strimzi matches strimzi`. */
+  /**
+   * Why it was taken: `a workload of Helm release ops/operator, which shipped CRD widgets.example.com`
+   * (structure), or `name matches example`, `label app.kubernetes.io/name=strimzi matches strimzi` (a guess).
+   */
   readonly match: string;
   readonly liveness: Liveness;
 }
+
+/**
+ * How the candidates were found: `structure` (the CRD's owner: Helm release marks, OLM labels,
+ * ownerReferences, and that owner's workloads) or `names` (the finalizer's words in names and
+ * app labels: the last hint, a guess).
+ */
+export type SearchBasis = 'structure' | 'names';
 
 /** The outcome of the controller search for one finalizer. */
 export type ControllerSearch =
@@ -117,12 +127,22 @@ export type ControllerSearch =
       readonly result: 'found';
       readonly tokens: readonly string[];
       readonly candidates: readonly ControllerCandidate[];
+      /** Absent: `names` (searches built before structure was read). */
+      readonly basis?: SearchBasis;
     }
-  /** Nothing live looks like the controller; `notLive`: lookalikes that do not run. */
+  /**
+   * Nothing live owns or looks like the controller; `notLive`: owners' workloads or lookalikes
+   * that do not run; `how`: how the owner is gone, when structure tells (`uninstalled: ...`,
+   * `scaled to zero: ...`, `its namespace x is Terminating`).
+   */
   | {
       readonly result: 'none';
       readonly tokens: readonly string[];
       readonly notLive: readonly ControllerCandidate[];
+      readonly basis?: SearchBasis;
+      readonly how?: string;
+      /** The owner structure found (`Helm release ops/operator, which shipped CRD widgets.example.com`). */
+      readonly owner?: string;
     }
   /** No conclusion: the finalizer names no controller, or a footprint kind could not be listed. */
   | { readonly result: 'unknown'; readonly reason: string };
@@ -138,11 +158,161 @@ export type ControllerSearch =
  * (kube-node-lease). A false "found" only softens the finding to StuckFinalizer; "none" is
  * concluded only when every footprint kind was listed.
  */
-export function findFinalizerControllers(inventory: Inventory, finalizer: string): ControllerSearch {
+export function findFinalizerControllers(
+  inventory: Inventory,
+  finalizer: string,
+  objects: readonly ObjectMetadata[] = [],
+): ControllerSearch {
   const tokens = controllerTokens(finalizer);
-  if (tokens.length === 0)
-    return { result: 'unknown', reason: `finalizer ${finalizer} names no controller domain` };
-  return findControllers(inventory, tokens);
+  const structural = structuralSearch(inventory, objects, tokens);
+  if (structural?.result === 'found') return structural;
+  // The last hint: the finalizer's words in names. A live lookalike is never called gone.
+  const byNames =
+    tokens.length === 0
+      ? ({ result: 'unknown', reason: `finalizer ${finalizer} names no controller domain` } as const)
+      : withBasis(findControllers(inventory, tokens), 'names');
+  if (byNames.result === 'found' || !structural) return byNames;
+  return structural;
+}
+
+/** A search result marked with how it was found (an unknown result is left as it is). */
+function withBasis(search: ControllerSearch, basis: SearchBasis): ControllerSearch {
+  return search.result === 'unknown' ? search : { ...search, basis };
+}
+
+/** One owner of a CRD, as structure tells, and the workloads that belong to it. */
+interface CrdOwner {
+  /** `Helm release ops/operator`, `OLM operator widgets.operators (label operators.coreos.com/widgets.operators)`. */
+  readonly owner: string;
+  readonly workloads: readonly ObjectMetadata[];
+}
+
+const workloadResources = ['deployments', 'statefulsets', 'daemonsets'] as const;
+
+/** Pure: the Deployments, StatefulSets and DaemonSets of the snapshot. */
+function workloadsOf(inventory: Inventory): ObjectMetadata[] {
+  return workloadResources.flatMap((r) => objectsOf(inventory, 'apps', r));
+}
+
+/** OLM's label on what an operator installs: `operators.coreos.com/<package>.<namespace>` (OLM docs, "Operator Lifecycle Manager", operator conditions and labels). */
+const olmOperatorLabelPrefix = 'operators.coreos.com/';
+/** OLM's labels naming the ClusterServiceVersion that owns an object (olm.owner, olm.owner.namespace, olm.owner.kind). */
+const olmOwnerLabel = 'olm.owner';
+const olmOwnerNamespaceLabel = 'olm.owner.namespace';
+
+/**
+ * Pure: the owners of `crd` that structure shows, each with its workloads: the Helm release of
+ * its `meta.helm.sh/release-*` annotations (and the workloads with the same annotations), the OLM
+ * operator of its `operators.coreos.com/<package>.<namespace>` label (workloads carrying the same
+ * label key) or of its `olm.owner` labels (workloads with the same `olm.owner` and
+ * `olm.owner.namespace`), and each owner in its ownerReferences (a CSV, a Crossplane
+ * ProviderRevision: the workloads that name the same owner, or the owner itself when it is a workload).
+ */
+function crdOwners(inventory: Inventory, crd: ObjectMetadata, crdName: string): CrdOwner[] {
+  const workloads = workloadsOf(inventory);
+  const owners: CrdOwner[] = [];
+  const release = helmReleaseOf(crd.annotations);
+  if (release)
+    owners.push({
+      owner: `Helm release ${release.namespace}/${release.name}, which shipped CRD ${crdName} (its meta.helm.sh annotations)`,
+      workloads: workloads.filter((w) => {
+        const r = helmReleaseOf(w.annotations);
+        return r?.name === release.name && r.namespace === release.namespace;
+      }),
+    });
+  for (const key of Object.keys(crd.labels ?? {})
+    .filter((k) => k.startsWith(olmOperatorLabelPrefix))
+    .sort())
+    owners.push({
+      owner: `OLM operator ${key.slice(olmOperatorLabelPrefix.length)}, which installed CRD ${crdName} (label ${key})`,
+      workloads: workloads.filter((w) => w.labels?.[key] !== undefined),
+    });
+  const csv = crd.labels?.[olmOwnerLabel];
+  if (csv)
+    owners.push({
+      owner: `ClusterServiceVersion ${crd.labels?.[olmOwnerNamespaceLabel] ?? ''}/${csv}, which owns CRD ${crdName} (label ${olmOwnerLabel})`,
+      workloads: workloads.filter(
+        (w) =>
+          w.labels?.[olmOwnerLabel] === csv &&
+          w.labels?.[olmOwnerNamespaceLabel] === crd.labels?.[olmOwnerNamespaceLabel],
+      ),
+    });
+  for (const ref of crd.ownerReferences ?? []) {
+    const asWorkload = workloads.filter((w) => w.uid === ref.uid);
+    const siblings = workloads.filter((w) => w.ownerReferences?.some((o) => o.uid === ref.uid));
+    owners.push({
+      owner: `${ref.kind} ${ref.name}, which owns CRD ${crdName} (its ownerReferences)`,
+      workloads: [...asWorkload, ...siblings],
+    });
+  }
+  return owners;
+}
+
+/**
+ * Pure: how the workloads of an owner that none of them runs read: gone with no workload left
+ * (`uninstalled`), in a namespace being deleted, being deleted, or scaled to zero.
+ */
+function goneHow(inventory: Inventory, owner: CrdOwner, terminating: ReadonlySet<string>): string {
+  if (owner.workloads.length === 0)
+    return `uninstalled: ${owner.owner}, has no Deployment, StatefulSet or DaemonSet left`;
+  const inTerminating = owner.workloads.filter((w) => w.namespace && terminating.has(w.namespace));
+  if (inTerminating.length === owner.workloads.length)
+    return `its namespace ${[...new Set(inTerminating.map((w) => w.namespace))].join(', ')} is Terminating, and its workloads go with it`;
+  if (owner.workloads.every((w) => w.deletionTimestamp)) return 'its workloads are being deleted';
+  const specs = new Map(
+    workloadResources.flatMap((r) => fullObjectsOf(inventory, r)).map((w) => [w.metadata?.uid ?? '', w]),
+  );
+  if (owner.workloads.every((w) => specs.get(w.uid)?.spec?.replicas === 0))
+    return `scaled to zero: ${owner.workloads.map(describeObject).join(', ')} ${owner.workloads.length === 1 ? 'has' : 'have'} spec.replicas 0`;
+  return 'its workloads have no available replica, and no pod of theirs renews a Lease';
+}
+
+/**
+ * Pure: the controller search from structure: the CRD of `objects` (custom resources), its
+ * owners (`crdOwners`) and their workloads, live by `livenessReader` (an available replica, or
+ * a pod of theirs that renews a Lease). Undefined when structure names no owner (built-in kinds,
+ * a CRD without marks): the name search then decides.
+ */
+function structuralSearch(
+  inventory: Inventory,
+  objects: readonly ObjectMetadata[],
+  tokens: readonly string[],
+): ControllerSearch | undefined {
+  const crdName = objects
+    .map((o) => (groupOf(o.apiVersion) === '' ? undefined : `${o.resource}.${groupOf(o.apiVersion)}`))
+    .find((n) => n !== undefined);
+  if (!crdName) return undefined;
+  const crd = objectsOf(inventory, 'apiextensions.k8s.io', 'customresourcedefinitions').find(
+    (c) => c.name === crdName,
+  );
+  if (!crd) return undefined;
+  const owners = crdOwners(inventory, crd, crdName);
+  if (owners.length === 0) return undefined;
+  const liveness = livenessReader(inventory);
+  const terminating = terminatingNamespaces(inventory);
+  const candidates = owners.flatMap((o) =>
+    o.workloads.map((w) => ({
+      object: w,
+      match: `a workload of ${o.owner}`,
+      liveness:
+        w.deletionTimestamp || (w.namespace && terminating.has(w.namespace))
+          ? { live: false, reason: 'being deleted, or in a Terminating namespace' }
+          : liveness(w),
+    })),
+  );
+  const live = candidates.filter((c) => c.liveness.live);
+  if (live.length) return { result: 'found', tokens, candidates: live, basis: 'structure' };
+  const unlisted = workloadResources.filter((r) => !wasListed(inventory, 'apps', r));
+  if (unlisted.length)
+    return { result: 'unknown', reason: `could not list ${unlisted.join(', ')} to look for its controller` };
+  return {
+    result: 'none',
+    tokens,
+    notLive: candidates,
+    basis: 'structure',
+    owner: owners.map((o) => o.owner).join('; '),
+    how: owners.map((o) => goneHow(inventory, o, terminating)).join('; '),
+  };
 }
 
 /**
@@ -204,6 +374,10 @@ export function describeCandidates(candidates: readonly ControllerCandidate[], m
   return shown.join(', ') + (candidates.length > max ? ` and ${candidates.length - max} more` : '');
 }
 
+/** Said after a search by names: it is the last hint, not structure. */
+const guessNote =
+  "; a guess from names: nothing in the structure (the CRD's Helm marks, OLM labels, ownerReferences) names its controller";
+
 /**
  * The evidence line of a controller search: which object was taken as the controller and why,
  * or that nothing live matches (naming the lookalikes that do not run), or why it is unknown.
@@ -211,14 +385,29 @@ export function describeCandidates(candidates: readonly ControllerCandidate[], m
 export function describeControllerSearch(search: ControllerSearch, source: string): string {
   const words = (tokens: readonly string[]) =>
     `the word${tokens.length === 1 ? '' : 's'} ${tokens.join(', ')} (from ${source})`;
+  if (search.result === 'found' && search.basis === 'structure')
+    return `taken as its controller (live, and structure ties it to the objects' CRD): ${describeCandidates(search.candidates)}`;
   if (search.result === 'found')
-    return `taken as its controller (live, and its name, namespace or app label carries ${words(search.tokens)}): ${describeCandidates(search.candidates)}`;
+    return (
+      `taken as its controller (live, and its name, namespace or app label carries ${words(search.tokens)}): ` +
+      `${describeCandidates(search.candidates)}` +
+      (search.basis === 'names' ? guessNote : '')
+    );
+  if (search.result === 'none' && search.basis === 'structure')
+    return (
+      `no controller for it runs: its owner is ${search.owner ?? 'unknown'}; ${search.how ?? ''}` +
+      (search.notLive.length ? `; not live: ${describeCandidates(search.notLive)}` : '') +
+      (search.tokens.length
+        ? `; and no live Deployment, StatefulSet, DaemonSet or Lease carries ${words(search.tokens)} in its name, namespace or app label`
+        : '')
+    );
   if (search.result === 'none')
     return (
       `no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease ` +
       `(renewed within its duration) outside a Terminating namespace carries ${words(search.tokens)} in its name, ` +
       'namespace or app label' +
-      (search.notLive.length ? `; not live, so not taken: ${describeCandidates(search.notLive)}` : '')
+      (search.notLive.length ? `; not live, so not taken: ${describeCandidates(search.notLive)}` : '') +
+      (search.basis === 'names' ? guessNote : '')
     );
   return `whether its controller runs is unknown: ${search.reason}`;
 }

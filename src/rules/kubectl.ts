@@ -7,6 +7,7 @@
  * as one word. A line that would hold a line break, control, bidi or zero-width character is
  * not printed (`showableCommands`, applied to every finding by `buildFinding`).
  */
+import { finalizerRemovalOps } from '../inventory/held-objects.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { shellCommand, unshowableCharacter } from '../util/shell-quote.js';
 import { typeNameOf } from './snapshot-views.js';
@@ -63,17 +64,8 @@ export const stripFinalizersWarning =
  */
 export function stripFinalizerPatches(objects: readonly ObjectMetadata[], finalizer?: string): string[] {
   return objects.flatMap((o) => {
-    const named = (o.finalizers ?? [])
-      .map((name, index) => ({ name, index }))
-      .filter((x) => finalizer === undefined || x.name === finalizer)
-      .reverse();
-    if (named.length === 0) return [];
-    const path = (i: number) => `/metadata/finalizers/${i}`;
-    const ops = [
-      ...named.map((x) => ({ op: 'test', path: path(x.index), value: x.name })),
-      ...named.map((x) => ({ op: 'remove', path: path(x.index) })),
-    ];
-    return [patchObject(o, 'json', ops)];
+    const ops = finalizerRemovalOps(o.finalizers ?? [], finalizer);
+    return ops.length ? [patchObject(o, 'json', ops)] : [];
   });
 }
 

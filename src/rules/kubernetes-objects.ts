@@ -171,6 +171,8 @@ export interface WorkloadObject {
   readonly metadata?: ObjectMeta;
   readonly spec?: {
     readonly replicas?: number;
+    /** Only the pod template's ServiceAccount is kept. */
+    readonly template?: { readonly spec?: { readonly serviceAccountName?: string } };
     readonly volumeClaimTemplates?: readonly { readonly metadata?: { readonly name?: string } }[];
     readonly persistentVolumeClaimRetentionPolicy?: {
       readonly whenDeleted?: string;

@@ -10,7 +10,14 @@ import {
   describeControllerSearch,
   findFinalizerControllers,
   type ControllerOrigin,
+  type ControllerSearch,
 } from './finalizer-controllers.js';
+import {
+  heldEvidence,
+  refusedRemoval,
+  runningControllerRemediation,
+  withRefusal,
+} from './finalizer-evidence.js';
 import { cataloguedFinalizer } from './catalogued-finalizer.js';
 import { familyOf } from './finalizer-catalogue.js';
 import { foregroundFinalizer, foregroundWait } from './foreground-deletion.js';
@@ -54,9 +61,24 @@ function reportedElsewhere(o: ObjectMetadata, finalizer: string): boolean {
  * The first safe action for a finalizer no built-in controller removes: bring its controller
  * back, naming the Deployment or the Helm release that shipped the objects' CRD when known.
  */
-function restoreController(finalizer: string, origin: ControllerOrigin | undefined): string {
+function restoreController(
+  finalizer: string,
+  origin: ControllerOrigin | undefined,
+  search?: ControllerSearch,
+): string {
+  const how = search?.result === 'none' ? search.how : undefined;
+  if (how?.startsWith('its namespace '))
+    return (
+      `Its controller cannot come back in place (${how}): install it in another namespace if it must finish its ` +
+      `cleanup, or remove finalizer ${finalizer} as below.`
+    );
   const release = origin?.release ? `Helm release ${origin.release.namespace}/${origin.release.name}` : '';
   const deployment = origin?.deployments[0];
+  if (deployment && origin && how?.startsWith('scaled to zero'))
+    return (
+      `Scale Deployment ${deployment.namespace}/${deployment.name} of ${release} back up (it shipped CRD ${origin.crd}; ${how}) ` +
+      `and let it remove finalizer ${finalizer} after its cleanup.`
+    );
   if (deployment && origin)
     return (
       `Bring back Deployment ${deployment.namespace}/${deployment.name} of ${release} (it shipped CRD ${origin.crd}): ` +
@@ -85,16 +107,17 @@ function genericRemediation(
     readonly builtIn: string | undefined;
     readonly origin: ControllerOrigin | undefined;
     readonly waits: ReturnType<typeof foregroundWait> | undefined;
+    readonly search: ControllerSearch | undefined;
   },
 ) {
-  const { builtIn, origin, waits } = how;
+  const { builtIn, origin, waits, search } = how;
   return {
     summary: waits?.dependents.length
       ? 'Resolve what holds the dependents it waits for (the findings linked to this one); the garbage ' +
         'collector then deletes them and removes foregroundDeletion.'
       : builtIn
         ? `Let ${builtIn.replace(/ \(.*$/, '')} finish: resolve what it waits for.`
-        : `${restoreController(finalizer, origin)} ` +
+        : `${restoreController(finalizer, origin, search)} ` +
           'Only if it is gone for good, remove the finalizer from exactly these objects. For the next ' +
           'teardown: delete these objects and wait until they are gone before uninstalling the operator.',
     commands: [
@@ -157,8 +180,10 @@ export const stuckFinalizerRule: Rule = {
       const builtIn = builtInFinalizers[finalizer];
       const search = builtIn
         ? undefined
-        : (attacherSearches.get(finalizer) ?? findFinalizerControllers(inventory, finalizer));
+        : (attacherSearches.get(finalizer) ?? findFinalizerControllers(inventory, finalizer, objects));
       const gone = search?.result === 'none';
+      const running = search?.result === 'found';
+      const refusal = refusedRemoval(inventory, objects, finalizer);
       const oldest = Math.max(...objects.map((o) => ageSeconds(o.deletionTimestamp, context.now) ?? 0));
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
       const count = `${objects.length} object${objects.length === 1 ? '' : 's'}`;
@@ -171,7 +196,7 @@ export const stuckFinalizerRule: Rule = {
       const catalogued = family
         ? cataloguedFinalizer(inventory, family, finalizer, objects, {
             gone,
-            restore: restoreController(finalizer, origin),
+            restore: restoreController(finalizer, origin, search),
           })
         : undefined;
       findings.push(
@@ -183,7 +208,11 @@ export const stuckFinalizerRule: Rule = {
             subject: finalizerGroupSubject(namespace, finalizer),
             message:
               `${count} ${where} ${objects.length === 1 ? 'has' : 'have'} waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
-              (gone ? ', and no controller for it appears to run' : '') +
+              (gone
+                ? `, and no controller for it appears to run${search?.result === 'none' && search.how ? ` (${search.how})` : ''}`
+                : running && !builtIn
+                  ? '; its controller runs but has not removed it'
+                  : '') +
               (waits ? `: ${waits.message}` : ''),
             evidence: [
               ...capLines(
@@ -191,6 +220,7 @@ export const stuckFinalizerRule: Rule = {
               ),
               builtIn ? `removed by ${builtIn}` : describeControllerSearch(search!, finalizer),
               ...(waits?.evidence ?? []),
+              ...heldEvidence(inventory, objects, finalizer),
               ...(origin?.release
                 ? [
                     `CRD ${origin.crd} was shipped by Helm release ${origin.release.namespace}/${origin.release.name} ` +
@@ -205,10 +235,15 @@ export const stuckFinalizerRule: Rule = {
                   ]
                 : []),
             ],
-            remediation:
+            remediation: withRefusal(
               catalogued && !builtIn
                 ? catalogued.remediation
-                : genericRemediation(finalizer, objects, { builtIn, origin, waits }),
+                : !builtIn && search?.result === 'found'
+                  ? runningControllerRemediation(inventory, finalizer, objects, search.candidates)
+                  : genericRemediation(finalizer, objects, { builtIn, origin, waits, search }),
+              finalizer,
+              refusal,
+            ),
           },
           context,
         ),

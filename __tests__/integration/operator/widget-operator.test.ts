@@ -9,7 +9,7 @@ import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { adminApi, deleteIfPresent, getOrUndefined, uniqueName, waitGone } from '../support/cluster.js';
 import { freePort, startOperatorProcess, type OperatorProcess } from '../support/operator-process.js';
 import { clearWidgetFinalizers } from '../support/operator.js';
-import { chart, helm4, removeOperatorAndApp, waitCrdEstablished, whenServed } from '../support/widgets.js';
+import { installOperator, removeOperatorAndApp, whenServed } from '../support/widgets.js';
 
 let client: ApiClient | undefined;
 const api = () => client!;
@@ -35,20 +35,7 @@ function widget(name: string, size: number) {
 beforeAll(async () => {
   client = await adminApi();
   const port = await freePort();
-  const installed = await helm4([
-    'install',
-    'operator',
-    chart('operator'),
-    '-n',
-    env.operatorNs,
-    '--create-namespace',
-    '--set',
-    `group=${env.group}`,
-    '--set',
-    `webhookUrl=https://127.0.0.1:${port}/validate`,
-  ]);
-  if (installed.exitCode !== 0) throw new Error(`installing operator: ${installed.stderr}`);
-  await waitCrdEstablished(api(), `widgets.${env.group}`);
+  await installOperator(api(), env, `https://127.0.0.1:${port}/validate`);
   operator = await startOperatorProcess(api(), { ...env, port, identity: `${id}-local` });
   const app = await api().request({
     method: 'POST',

@@ -94,7 +94,8 @@ test('S02: NamespaceBlockedByFinalizer lists every object, caused by OperatorGon
     ]);
     expect(gone!.evidence).toContain(
       'no controller for it appears to run: no live Deployment, StatefulSet, DaemonSet (available replicas) or Lease ' +
-        `(renewed within its duration) outside a Terminating namespace carries the word example (from ${cleanupFinalizer}) in its name, namespace or app label`,
+        `(renewed within its duration) outside a Terminating namespace carries the word example (from ${cleanupFinalizer}) in its name, namespace or app label` +
+        "; a guess from names: nothing in the structure (the CRD's Helm marks, OLM labels, ownerReferences) names its controller",
     );
 
     // A Deployment that looks like the finalizer's controller and runs (kwok runs its pod): the
@@ -108,7 +109,8 @@ test('S02: NamespaceBlockedByFinalizer lists every object, caused by OperatorGon
     expect(withOperator.map((f) => f.code)).toEqual(['NamespaceBlockedByFinalizer', 'StuckFinalizer']);
     expect(stuck!.evidence).toContain(
       `taken as its controller (live, and its name, namespace or app label carries the word example (from ${cleanupFinalizer})): ` +
-        `deployments.apps ${operatorNs}/example-operator (name matches example; 1 of 1 replicas available)`,
+        `deployments.apps ${operatorNs}/example-operator (name matches example; 1 of 1 replicas available)` +
+        "; a guess from names: nothing in the structure (the CRD's Helm marks, OLM labels, ownerReferences) names its controller",
     );
     expect(withOperator[0]!.causedBy).toEqual([findingKey('StuckFinalizer', subject)]);
   } finally {

@@ -19,6 +19,7 @@ import {
   deleteNamespaceAndWait,
   findingsAbout,
   findingsOf,
+  microTime,
   recordFixture,
   removeFinalizers,
   scenarioContext,
@@ -27,10 +28,6 @@ import {
 } from './support/scenario.js';
 
 const suiteApi = adminApiForSuite();
-
-/** A Lease MicroTime `seconds` ago (RFC 3339 with microseconds). */
-const microTime = (secondsAgo: number) =>
-  new Date(Date.now() - secondsAgo * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 test('S20: a stale Lease is reported and no longer passes for a live controller', async () => {
   const api = suiteApi();

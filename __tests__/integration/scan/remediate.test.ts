@@ -9,7 +9,7 @@
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { schemaErrors } from '../../unit/support/report-schema.js';
 import { runAction } from '../support/action.js';
-import { auditMark, kubeSweepRequestsSince, mutatingVerbs } from '../support/audit.js';
+import { auditMark, kubeSweepRequestsSince, mutatingVerbs, isDryRun } from '../support/audit.js';
 import { userKubeconfig, withRole } from '../support/identities.js';
 import {
   adminApi,
@@ -51,7 +51,7 @@ async function configMap(namespace: string, name: string, finalizers: string[]) 
 /** What kube-sweep sent that changes something, as `verb uri`. */
 const mutations = (mark: number) =>
   kubeSweepRequestsSince(mark)
-    .filter((e) => mutatingVerbs.has(e.verb))
+    .filter((e) => mutatingVerbs.has(e.verb) && !isDryRun(e))
     .map((e) => `${e.verb} ${e.requestURI}`);
 
 test('S10 remediated inside the scope: only the named finalizer goes, the orphan outside the scope stays', async () => {

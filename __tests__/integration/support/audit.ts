@@ -42,12 +42,18 @@ export function kubeSweepRequestsSince(mark: number): AuditEvent[] {
 
 export const mutatingVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/**
+ * Whether a request was a dry run (`dryRun=All` in its query): the API server runs admission
+ * and stores nothing, so it changes nothing (the scan's remedy checks, inventory/held-objects.ts).
+ */
+export const isDryRun = (e: AuditEvent) => /[?&]dryRun=All(&|$)/.test(e.requestURI);
+
 /** Whether kube-sweep (user agent `kube-sweep`) or the helm it runs (`Helm/<version>`) sent it. */
 export const fromKubeSweepOrHelm = (e: AuditEvent) => /^(kube-sweep|Helm\/)/.test(e.userAgent ?? '');
 
 /**
  * Mutating requests sent by kube-sweep or by the helm it runs (user agents `kube-sweep` and
- * `Helm/<version>`), written after `mark` and received at or after `since` (an event of a
+ * `Helm/<version>`), dry runs left out (`isDryRun`), written after `mark` and received at or after `since` (an event of a
  * request sent just before the mark can be written just after it). Other clients that share
  * the admin identity (kwok) are left out; the tests' own client also says `kube-sweep`, so
  * nothing else may run between the mark and the check (jest runs in band).
@@ -57,6 +63,7 @@ export function toolMutationsSince(mark: number, since: Date): AuditEvent[] {
     (e) =>
       fromKubeSweepOrHelm(e) &&
       mutatingVerbs.has(e.verb) &&
+      !isDryRun(e) &&
       Date.parse(e.requestReceivedTimestamp) >= since.getTime(),
   );
 }

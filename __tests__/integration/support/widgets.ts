@@ -99,14 +99,15 @@ export async function applyWidgetCrd(api: ApiClient, group: string): Promise<voi
 }
 
 /**
- * Installs the operator chart (CRD, webhook, Deployment) as release `operator` in
- * `operatorNs`, then the app chart (Widgets w1, w2 with a finalizer unless `finalizer: false`,
- * and a ConfigMap) as release `app` in `appNs`, for a Widget API group of its own.
- * @throws Error with Helm's stderr when an install fails
+ * Installs the operator chart (CRD, webhook, Deployment) as release `operator` in `operatorNs`
+ * for Widget API group `group`, and waits until its CRD is Established. With `webhookUrl`, the
+ * chart's real-mode webhook (failurePolicy Fail, a generated serving certificate) calls that URL.
+ * @throws Error with Helm's stderr when the install fails
  */
-export async function installOperatorAndApp(
+export async function installOperator(
   api: ApiClient,
-  env: { group: string; operatorNs: string; appNs: string; finalizer?: boolean },
+  env: { group: string; operatorNs: string },
+  webhookUrl?: string,
 ): Promise<void> {
   const op = await helm4([
     'install',
@@ -117,9 +118,22 @@ export async function installOperatorAndApp(
     '--create-namespace',
     '--set',
     `group=${env.group}`,
+    ...(webhookUrl ? ['--set', `webhookUrl=${webhookUrl}`] : []),
   ]);
   if (op.exitCode !== 0) throw new Error(`installing operator: ${op.stderr}`);
   await waitCrdEstablished(api, `widgets.${env.group}`);
+}
+
+/**
+ * Installs the operator chart (`installOperator`), then the app chart (Widgets w1, w2 with a finalizer unless `finalizer: false`,
+ * and a ConfigMap) as release `app` in `appNs`, for a Widget API group of its own.
+ * @throws Error with Helm's stderr when an install fails
+ */
+export async function installOperatorAndApp(
+  api: ApiClient,
+  env: { group: string; operatorNs: string; appNs: string; finalizer?: boolean },
+): Promise<void> {
+  await installOperator(api, env);
   await whenServed('the app release to install', async () => {
     const r = await helm4([
       'install',

@@ -199,6 +199,10 @@ export function snapshot(api: ApiClient, etcd?: EtcdAccess): Promise<Inventory> 
   return collectInventory(api, { pageSize: 500, concurrency: 4, ...(etcd ? { etcd } : {}) });
 }
 
+/** A Lease MicroTime `secondsAgo` seconds before now (RFC 3339 with microseconds). */
+export const microTime = (secondsAgo: number): string =>
+  new Date(Date.now() - secondsAgo * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+
 /** The context of a scenario: deletions count as stuck at once; `namespaces` are the environment. */
 export function scenarioContext(namespaces: readonly string[]): RuleContext {
   return { now: Date.now(), stuckAfterSeconds: 0, environmentNamespaces: new Set(namespaces) };
