@@ -4,7 +4,7 @@ import { checkReportPath, execute, reportPathNeighbours, writeReport } from '../
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
-import type { Report } from '../report/report.js';
+import { passedWith, type Report } from '../report/report.js';
 import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
 import { removalWords } from '../teardown/teardown-result.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
@@ -116,7 +116,8 @@ function textRootCauses(report: Report): string[] {
  * (a forged `verdict: clean`) or read as other text.
  */
 export function text(report: Report): string {
-  const out = [`verdict: ${report.verdict}`];
+  const passed = passedWith(report, '--fail-on', '--ignore');
+  const out = [passed ? `verdict: passed (${passed})` : `verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
   if (report.fleet) out.push(...textFleet(report.fleet));
   if (report.reap) out.push(...textReap(report.reap));
