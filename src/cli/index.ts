@@ -286,8 +286,8 @@ function emitReport(
 }
 
 /**
- * Pure: the help `--help`/`-h` or the `help` command asks for (`help <command>`, `<command> -h`:
- * that command's), a usage error (starting `kube-sweep: `) for help on no such command, or
+ * Pure: the help `--help`/`-h`, the `help` command or a bare `kube-sweep` asks for
+ * (`help <command>`, `<command> -h`: that command's), a usage error (starting `kube-sweep: `) for help on no such command, or
  * undefined when no help is asked for.
  */
 function helpOf(values: CommandLine['values'], positionals: readonly string[]): string | undefined {
@@ -308,6 +308,11 @@ export async function main(
   out: (s: string) => void,
   err: (s: string) => void,
 ): Promise<number> {
+  // Bare `kube-sweep` (no command, no flag) prints the general help, as kubectl does.
+  if (argv.length === 0) {
+    out(generalHelp());
+    return 0;
+  }
   const parsed = parseCommandLine(argv);
   if ('error' in parsed) {
     err(`kube-sweep: ${parsed.error}\n`);
