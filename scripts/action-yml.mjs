@@ -1,4 +1,4 @@
-// Writes the `inputs:` of action.yml from src/config/input-docs.ts and src/config/inputs.ts, the
+// Writes the `inputs:` of action.yml from src/config/input-docs.ts, src/config/inputs.ts and src/words/input-words.ts, the
 // one source of every input's description and default (the CLI's help reads the same data).
 // `node scripts/action-yml.mjs` rewrites action.yml; `--check` exits 1 when it differs.
 // __tests__/unit/config/action-yml.test.ts checks the same on every test run.
@@ -18,7 +18,8 @@ async function inputsData() {
     stdin: {
       contents:
         "export { InputDocs } from './src/config/input-docs.ts';\n" +
-        "export { InputDefaults, RunnerDefaults, Inputs, renderFaceWords } from './src/config/inputs.ts';\n",
+        "export { InputDefaults, RunnerDefaults } from './src/config/inputs.ts';\n" +
+        "export { Inputs, renderFaceWords } from './src/words/input-words.ts';\n",
       resolveDir: root,
       loader: 'ts',
     },

@@ -1,6 +1,7 @@
 import type { OpenCluster } from './cluster/open.js';
 import type { Settings } from './config/settings.js';
-import { InputDefaults, inputRef, Inputs, inputSet } from './config/inputs.js';
+import { InputDefaults } from './config/inputs.js';
+import { inputRef, Inputs, inputSet } from './words/input-words.js';
 import { findReleases } from './helm/discover-releases.js';
 import { describeWaves } from './plan/gitops-order.js';
 import { checkHelm, helmCli } from './helm/helm-cli.js';
@@ -8,13 +9,14 @@ import { collectInventory, listedGroupOf } from './inventory/collect.js';
 import { configMapRecordNamespaces } from './inventory/helm-records.js';
 import type { Inventory } from './inventory/snapshot.js';
 import type { ObjectMetadata } from './inventory/types.js';
-import { groupOf } from './cluster/api-version.js';
+import { groupOf } from './kube/api-version.js';
 import type { LiveObjectLookup } from './plan/release-reach.js';
 import type { CrdEvidence, LiveCrd } from './plan/crd-ownership.js';
 import { buildPlan, type TeardownPlan } from './plan/build-plan.js';
 import { resolveScope, scopeRefusals } from './plan/scope.js';
 import { namespaceProtection } from './plan/protected-namespaces.js';
-import { blastRadiusOf, type BlastRadius } from './teardown/blast-radius.js';
+import { blastRadiusOf } from './teardown/blast-radius.js';
+import type { BlastRadius, DryRunSummary } from './model/dry-run.js';
 import {
   failingFindings,
   inventoryVerdict,
@@ -39,17 +41,17 @@ import {
   type Leftover,
   type LeftoverDiagnosis,
 } from './rules/leftover-diagnosis.js';
-import { dryRunOf, type DryRunSummary } from './teardown/dry-run.js';
+import { dryRunOf } from './teardown/dry-run.js';
 import { deletionForecast } from './rules/deletion-forecast.js';
 import { resourceIndex } from './teardown/resource-index.js';
 import { contentCollections } from './teardown/namespace-content.js';
-import { runTeardown } from './teardown/run-teardown.js';
-import { removalWords, type TeardownResult } from './teardown/teardown-result.js';
+import { runTeardown, TeardownInterruptedError } from './teardown/run-teardown.js';
+import { removalWords, type TeardownResult } from './model/teardown-result.js';
 import { remediate, remediationError } from './remediate/run-remediation.js';
 import type { RemediationReport } from './remediate/actions.js';
 import type { CommandRunner } from './util/command.js';
 import { compareWithBaseline, type Baseline } from './report/baseline.js';
-import type { RefusedRequest } from './cluster/refusal.js';
+import type { RefusedRequest } from './kube/refusal.js';
 import type { Cancellation } from './util/cancellation.js';
 import type { ProgressRecorder } from './report/cancelled.js';
 
@@ -672,6 +674,49 @@ async function provenTeardownBody(
 }
 
 /**
+ * Pure: what a teardown did, in words: `3 release(s) removed; deletion of 2 namespace(s)
+ * accepted (pr-1 deleted, pr-2 not confirmed)`, or `nothing deleted`.
+ */
+export function teardownDoneWords(teardown: TeardownResult): string {
+  const removed = teardown.stages.flatMap((s) => s.releases).filter((r) => r.status === 'uninstalled');
+  const asked = teardown.namespaces.filter(
+    (n) => n.status !== 'absent' && n.status !== 'refused' && n.status !== 'protected',
+  );
+  const done = [
+    removed.length
+      ? `${removed.length} release(s) removed (${removed.map((r) => r.release).join(', ')})`
+      : '',
+    asked.length
+      ? `deletion of ${asked.length} namespace(s) accepted (${asked
+          .map((n) => `${n.name} ${n.status === 'deleted' ? 'deleted' : 'not confirmed'}`)
+          .join(', ')})`
+      : '',
+  ].filter(Boolean);
+  return done.length ? done.join('; ') : 'nothing deleted';
+}
+
+/**
+ * The report body of a teardown that something stopped after it began (the cluster stopped
+ * answering, the scan afterwards failed): verdict `error`, and still the plan and every step
+ * already taken (`teardown`), so the report and the outputs count what was done; the error says
+ * it in words, and that nothing was looked at again.
+ */
+function stoppedBody(
+  planned: Awaited<ReturnType<typeof plan>>,
+  teardown: TeardownResult,
+  error: unknown,
+): ReportBody {
+  const why = (error as Error)?.message?.trim() || `unexpected error: ${String(error)}`;
+  return {
+    verdict: 'error',
+    error: `the teardown stopped: ${why}${/[.?!]$/.test(why) ? '' : '.'} Done before that: ${teardownDoneWords(teardown)}; the cluster was not looked at again (run kube-sweep again to finish and check).`,
+    plan: summarizePlan(planned.plan, planned.blastRadius),
+    teardown,
+    warnings: planned.warnings,
+  };
+}
+
+/**
  * One strategy per mode: each reads what it needs from the cluster and returns the report
  * body (verdict included). They throw on errors that stop the run; main.ts turns those into
  * an `error` report.
@@ -733,28 +778,39 @@ export const modes: Record<
     await checkBeforeTeardown(settings, planned, ports);
     const failedGroupVersions = new Set(inventory.failedGroupVersions.map((f) => f.groupVersion));
     if (settings.dryRun) return dryRunBody(settings, inventory, planned, failedGroupVersions, ports, run);
-    const teardown = await runTeardown(
-      planned.plan,
-      {
-        failedGroupVersions,
-        timeoutMs: settings.timeoutMs,
-        stageTimeoutMs: settings.stageTimeoutMs,
-        uninstallConcurrency: settings.uninstallConcurrency,
-        uninstallMode: settings.uninstallMode,
-      },
-      {
-        api: cluster.api,
-        helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
-        resources: planned.resources,
-        namespaceContent: (namespace) => contentCollections(inventory, namespace),
-        log: ports.info,
-        group: ports.group,
-        ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
-      },
-    );
+    let teardown: TeardownResult;
+    try {
+      teardown = await runTeardown(
+        planned.plan,
+        {
+          failedGroupVersions,
+          timeoutMs: settings.timeoutMs,
+          stageTimeoutMs: settings.stageTimeoutMs,
+          uninstallConcurrency: settings.uninstallConcurrency,
+          uninstallMode: settings.uninstallMode,
+        },
+        {
+          api: cluster.api,
+          helm: helmCli(settings.helm, cluster.kubeconfigPath, ports.commands),
+          resources: planned.resources,
+          namespaceContent: (namespace) => contentCollections(inventory, namespace),
+          log: ports.info,
+          group: ports.group,
+          ...(ports.progress ? { onReleaseDone: ports.progress.releaseDone } : {}),
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof TeardownInterruptedError)) throw error;
+      return stoppedBody(planned, error.partial, error.cause);
+    }
     // Cancelled: what the teardown did, and no scan (main.ts writes the verdict and the message).
     if (ports.cancellation?.signal.aborted)
       return { verdict: 'error', plan: summarizePlan(planned.plan), teardown, warnings: planned.warnings };
-    return provenTeardownBody(settings, cluster, ports, planned, teardown, run);
+    try {
+      return await provenTeardownBody(settings, cluster, ports, planned, teardown, run);
+    } catch (error) {
+      // The scan afterwards failed: what the teardown did still goes into the report.
+      return stoppedBody(planned, teardown, error);
+    }
   },
 };

@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { minimatch } from 'minimatch';
 import { globSync } from 'tinyglobby';
 import { openCluster, type OpenCluster } from './cluster/open.js';
-import { byFace, inputRef, Inputs, inputWord } from './config/inputs.js';
+import { byFace, inputRef, Inputs, inputWord } from './words/input-words.js';
 import { InputError, type Settings } from './config/settings.js';
 import { modes, type EnginePorts, type RunInputs } from './engine.js';
 import type { Report } from './report/report.js';

@@ -13,7 +13,7 @@ import { namespaceProtection } from './plan/protected-namespaces.js';
 import { compareWithBaseline } from './report/baseline.js';
 import { createOctokit } from './report/github/octokit.js';
 import { defaultGitHubRequestTimeoutMs } from './report/github/publish.js';
-import { byFace, inputRef, Inputs, inputSet } from './config/inputs.js';
+import { byFace, inputRef, Inputs, inputSet } from './words/input-words.js';
 import { readPullRequests } from './report/github/pull-requests.js';
 import {
   failingFindings,

@@ -99,7 +99,7 @@ test('SIGINT during a teardown: helm is stopped, nothing new starts, and the rep
       ),
     );
     const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
-    expect(summary).toContain('kube-sweep could not run');
+    expect(summary).toContain('kube-sweep: cancelled');
     expect(summary).toContain(`cancelled after`);
     expect(String(result.stdout)).toContain('SIGINT: cancelling: nothing new is started');
     expect(String(result.stdout)).toContain(`::error::cancelled after`);

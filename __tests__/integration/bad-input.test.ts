@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exitCodeOf } from '../../src/cli/index.js';
 import type { ApiClient } from '../../src/cluster/api-client.js';
-import { Inputs, type InputName } from '../../src/config/inputs.js';
+import { Inputs, type InputName } from '../../src/words/input-words.js';
 import { runAction } from './support/action.js';
 import { toolMutationsSince, auditMark } from './support/audit.js';
 import { adminApi, clusterEnv, deleteIfPresent, getOrUndefined, uniqueName } from './support/cluster.js';

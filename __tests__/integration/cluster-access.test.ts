@@ -5,7 +5,7 @@
 import { ClusterAccessError } from '../../src/cluster/errors.js';
 import { openCluster } from '../../src/cluster/open.js';
 import { parseSettings } from '../../src/config/settings.js';
-import type { InputName } from '../../src/config/inputs.js';
+import type { InputName } from '../../src/words/input-words.js';
 import { execaRunner } from '../../src/util/command.js';
 import { adminApi, clusterEnv, uniqueName } from './support/cluster.js';
 import {

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { Inputs, modeNames, type InputName, type ModeName } from '../config/inputs.js';
+import { modeNames, type ModeName } from '../config/inputs.js';
+import { Inputs, type InputName } from '../words/input-words.js';
 import { closestMatch } from '../util/edit-distance.js';
 
 /**

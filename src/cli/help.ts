@@ -1,12 +1,6 @@
 import { InputDocs } from '../config/input-docs.js';
-import {
-  InputDefaults,
-  Inputs,
-  modeNames,
-  renderFaceWords,
-  type InputName,
-  type ModeName,
-} from '../config/inputs.js';
+import { InputDefaults, modeNames, type ModeName } from '../config/inputs.js';
+import { Inputs, renderFaceWords, type InputName } from '../words/input-words.js';
 import { booleanInputs, listInputs } from './command-line.js';
 
 /** What each command does (one line each; the general help lists them). */

@@ -1,12 +1,13 @@
-import { Inputs, type InputName, type ModeName } from '../config/inputs.js';
+import type { ModeName } from '../config/inputs.js';
+import { Inputs, type InputName } from '../words/input-words.js';
 import { InputError, parseSettings, type Settings } from '../config/settings.js';
 import { checkReportPath, execute, reportPathNeighbours, writeReport } from '../execute.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import { passedWith, type Report } from '../report/report.js';
-import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
-import { removalWords } from '../teardown/teardown-result.js';
+import type { BlastRadius, BlastRadiusObject } from '../model/dry-run.js';
+import { removalWords } from '../model/teardown-result.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
 import { execaRunner } from '../util/command.js';
 import { showInvisible } from '../util/show-invisible.js';

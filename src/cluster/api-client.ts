@@ -7,11 +7,17 @@ import {
   isTlsError,
   isUnreachableError,
 } from './errors.js';
-import { requestPathProblem } from './object-names.js';
+import { requestPathProblem } from '../kube/object-names.js';
+import { RequestCounters, isForbidden, outagePauseMs, unreachableError } from './outage.js';
 import type { HttpsCredentials } from './credentials.js';
 import type { LoadedKubeconfig } from './kubeconfig.js';
 import { isRetryableKubernetesError, kubernetesRetryAfterSeconds } from './retry-policy.js';
-import { withRetries, type RetryNotice } from '../util/retry.js';
+import {
+  markCutAtDeadline,
+  wasCutAtDeadline as wasCut,
+  withRetries,
+  type RetryNotice,
+} from '../util/retry.js';
 
 /** One request to the Kubernetes API. `path` starts with /api or /apis. */
 export interface ApiRequest {
@@ -116,6 +122,15 @@ export interface ApiClientOptions {
   /** Called when a request's retries ran out with no answer and it waits out an outage (ms so far). */
   readonly onOutage?: (req: ApiRequest, waitedMs: number) => void;
   /**
+   * When the run's overall `timeout` ends (ms since the epoch): no retry starts at or after it
+   * (Retry-After and backoff included), and no outage is waited out past it; a request sent
+   * after it gets one try. What it cuts is thrown marked `wasCutAtDeadline` (util/retry.ts).
+   * Default: none.
+   */
+  readonly deadlineAt?: number;
+  /** Called when a request that was worth another try is not tried again: `deadlineAt` has come. */
+  readonly onDeadline?: (req: ApiRequest, error: unknown) => void;
+  /**
    * Called with every credential obtained from the kubeconfig's exec plugin, tokenFile or
    * auth-provider, at the start and whenever a token is renewed (core.setSecret in the action).
    */
@@ -145,20 +160,6 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
   if (Number.isFinite(n) && n >= 0) return n;
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
-}
-
-/** How many requests one client sent (retries included), and whether the server has answered one yet. */
-class RequestCounters {
-  sent = 0;
-  answered = false;
-  /** Counts one HTTP request about to be sent. */
-  countSent(): void {
-    this.sent++;
-  }
-  /** Notes that the server answered (any status). */
-  markAnswered(): void {
-    this.answered = true;
-  }
 }
 
 /**
@@ -296,43 +297,31 @@ async function requestWithinOutageBudget<T>(
     try {
       return await withRetries(() => sendRenewingToken(connection, req, read), {
         retries: options.retries ?? 4,
-        isRetryable: (e) => isRetryableKubernetesError(e, req.retryConflict ?? false),
+        isRetryable: (e) =>
+          isRetryableKubernetesError(e, req.retryConflict ?? false) ||
+          (isForbidden(e) && connection.counters.justBack()),
         retryAfterSeconds: kubernetesRetryAfterSeconds,
         onRetry: (n) => options.onRetry?.(req, n),
+        ...(options.deadlineAt !== undefined ? { deadlineAt: options.deadlineAt } : {}),
       });
     } catch (error) {
+      if (wasCut(error)) options.onDeadline?.(req, error);
       const noAnswer = isUnreachableError(error) || (error as Error)?.name === 'TimeoutError';
       if (!noAnswer) throw error;
       // Before any answer, no answer most likely means a wrong address: give up. After
-      // one, the server is restarting or waiting on etcd: keep trying for the budget.
+      // one, the server is restarting or waiting on etcd: keep trying for the budget, never
+      // past the overall deadline.
       const waited = Date.now() - started;
-      if (!hadAnswered || waited >= budgetMs)
-        throw unreachableError(connection.server, req, error, hadAnswered, waited);
+      const pastDeadline =
+        options.deadlineAt !== undefined && Date.now() + outagePauseMs >= options.deadlineAt;
+      if (!hadAnswered || waited >= budgetMs || pastDeadline) {
+        const e = unreachableError(connection.server, req, error, hadAnswered, waited, pastDeadline);
+        throw pastDeadline ? markCutAtDeadline(e) : e;
+      }
       options.onOutage?.(req, waited);
       await new Promise((r) => setTimeout(r, outagePauseMs));
     }
   }
-}
-
-/**
- * Pure: the error for a request that got no answer, saying whether the server had answered
- * before (and for how long, `waitedMs`, it was tried again) or never did.
- */
-function unreachableError(
-  server: string,
-  req: ApiRequest,
-  error: unknown,
-  hadAnswered: boolean,
-  waitedMs: number,
-): ClusterAccessError {
-  return new ClusterAccessError(
-    'unreachable',
-    `the API server ${server} did not answer ${req.method ?? 'GET'} ${req.path} ` +
-      `(${(error as Error).message || (error as { code?: string }).code}); ` +
-      (hadAnswered
-        ? `it had answered before, and was tried again for ${Math.round(waitedMs / 1000)} s: is the control plane (API server, etcd) down?`
-        : 'is the cluster running and the address right?'),
-  );
 }
 
 /**
@@ -403,6 +392,7 @@ async function send<T>(
       signal: AbortSignal.timeout(req.timeoutMs ?? connection.options.timeoutMs),
     });
   } catch (error) {
+    if (!isTlsError(error)) connection.counters.markNoAnswer();
     if (isTlsError(error)) {
       throw new ClusterAccessError(
         'tls',
@@ -492,6 +482,3 @@ async function readWatchEvents(
     }
   }
 }
-
-/** Pause in ms between two rounds of retries while a server that answered before does not. */
-const outagePauseMs = 2000;

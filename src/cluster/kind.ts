@@ -1,6 +1,6 @@
 import type { CommandRunner } from '../util/command.js';
 import { ClusterAccessError } from './errors.js';
-import { byFace, Inputs, inputSet } from '../config/inputs.js';
+import { byFace, Inputs, inputSet } from '../words/input-words.js';
 
 /** What to ask kind for; durations in ms. */
 export interface KindRequest {

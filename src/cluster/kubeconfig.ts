@@ -11,7 +11,7 @@ import {
   type KubeconfigUser,
 } from './credentials.js';
 import { ClusterAccessError } from './errors.js';
-import { inputEmpty, inputRef, Inputs, inputSet, inputWord } from '../config/inputs.js';
+import { inputEmpty, inputRef, Inputs, inputSet, inputWord } from '../words/input-words.js';
 import { makeDirectories } from '../util/make-directories.js';
 
 /** Where a kubeconfig came from, for messages (never the content). */

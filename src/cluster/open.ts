@@ -1,8 +1,7 @@
-import type { Settings } from '../config/settings.js';
 import type { CommandRunner } from '../util/command.js';
 import { createApiClient, type ApiClient } from './api-client.js';
 import { checkAccess } from './connect.js';
-import { ensureKindCluster, type KindCluster } from './kind.js';
+import { ensureKindCluster, type KindCluster, type KindRequest } from './kind.js';
 import { ClusterAccessError, KubernetesApiError, transportErrorCode } from './errors.js';
 import {
   describeKubeconfigOrigin,
@@ -21,6 +20,12 @@ export interface OpenCluster {
   readonly kubeconfigPath: string;
   /** Set when `cluster: kind`. */
   readonly kind?: KindCluster;
+  /**
+   * For `mode: teardown`: when its overall `timeout` ends (ms since the epoch), counted from
+   * the moment the API client was made; the client never retries past it (`deadlineAt`), and the
+   * teardown gets what is left of it.
+   */
+  readonly deadlineAt?: number;
 }
 
 export interface OpenClusterPorts {
@@ -41,11 +46,34 @@ function retryReason(error: unknown): string {
 }
 
 /**
+ * The settings that say which cluster to open (a part of config/settings.ts `Settings`, which
+ * satisfies it, named here so that cluster/ does not import config/).
+ */
+export interface ClusterSettings {
+  /** `existing`: use `kubeconfig`/`context`; `kind`: create (or reuse) a kind cluster. */
+  readonly cluster: 'existing' | 'kind';
+  /** Raw `kubeconfig` input: a path, inline YAML, base64 of either, or '' for the default chain. */
+  readonly kubeconfig: string;
+  /** Context to use; '' means the kubeconfig's current-context. */
+  readonly context: string;
+  /** What to ask kind for when `cluster` is `kind`. */
+  readonly kind: KindRequest;
+  /** Timeout of one API request, in ms. */
+  readonly requestTimeoutMs: number;
+  /**
+   * The run's mode and overall `timeout` (ms): a `teardown` is bounded by it, so retries and
+   * outage waits never go past the deadline it sets when the cluster is opened.
+   */
+  readonly mode: string;
+  readonly timeoutMs: number;
+}
+
+/**
  * Gets the cluster: creates or reuses a kind cluster, or loads the kubeconfig and context;
  * masks every credential; checks that the API answers and the identity may list namespaces.
  * @throws ClusterAccessError (see cluster/errors.ts) with a message that names the fix.
  */
-export async function openCluster(settings: Settings, ports: OpenClusterPorts): Promise<OpenCluster> {
+export async function openCluster(settings: ClusterSettings, ports: OpenClusterPorts): Promise<OpenCluster> {
   let kind: KindCluster | undefined;
   let kubeconfigInput = settings.kubeconfig;
   if (settings.cluster === 'kind') {
@@ -56,8 +84,15 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
   }
   const loaded = loadKubeconfig(kubeconfigInput, settings.context, ports.env);
   for (const secret of loaded.secrets) ports.setSecret(secret);
+  // `timeout` bounds the whole teardown step: retries, outages and the scan afterwards included.
+  const deadlineAt = settings.mode === 'teardown' ? Date.now() + settings.timeoutMs : undefined;
   const api = await createApiClient(loaded, {
     timeoutMs: settings.requestTimeoutMs,
+    ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+    onDeadline: (req, error) =>
+      ports.log(
+        `not trying ${req.method ?? 'GET'} ${req.path} again (${retryReason(error)}): the overall timeout (${settings.timeoutMs / 1000}s) has run out`,
+      ),
     onSecret: ports.setSecret,
     onTokenRenewed: (req) =>
       ports.log(
@@ -77,7 +112,14 @@ export async function openCluster(settings: Settings, ports: OpenClusterPorts): 
     ports.log(`connected to ${loaded.server} (Kubernetes ${serverVersion}, context '${loaded.context}')`);
     // Written only once the credentials proved good: a failed connection leaves no copy behind.
     const kubeconfigPath = writeKubeconfigFile(loaded, ports.env.RUNNER_TEMP);
-    return { loaded, api, serverVersion, kubeconfigPath, ...(kind ? { kind } : {}) };
+    return {
+      loaded,
+      api,
+      serverVersion,
+      kubeconfigPath,
+      ...(kind ? { kind } : {}),
+      ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+    };
   } catch (error) {
     await api.close();
     // The first requests prove the kubeconfig right or wrong: say which input to fix.

@@ -1,4 +1,5 @@
-import { inputRef, inputSet, type InputName, type ModeName } from './inputs.js';
+import type { ModeName } from './inputs.js';
+import { inputRef, inputSet, type InputName } from '../words/input-words.js';
 
 /**
  * What one input means, in one place: action.yml's `description` of the input is
@@ -130,7 +131,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   timeout: {
     summary: 'Budget of the whole teardown (a duration).',
-    details: `For example 15m; at most 24d20h31m23s, the longest timer Node.js sets. When it is shorter than the default ${inputRef('stage-timeout')} and ${inputRef('stage-timeout')} is unset, each stage gets the whole ${inputRef('timeout')} (the log says so).`,
+    details: `For example 15m; at most 24d20h31m23s, the longest timer Node.js sets. It bounds the whole step from the first request: the reads before the teardown, the stages, the namespace wait and the retries of every request (no retry, Retry-After wait or outage wait starts past it; a request after it gets one try, and what it could not read again is a coverage gap, not a wait). When it is shorter than the default ${inputRef('stage-timeout')} and ${inputRef('stage-timeout')} is unset, each stage gets the whole ${inputRef('timeout')} (the log says so).`,
     commands: teardown,
   },
   'stage-timeout': {
@@ -258,7 +259,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   'request-timeout': {
     summary: 'Timeout of one API request (a duration).',
-    details: `For example 30s; at most 24d20h31m23s. Requests are retried on HTTP 429, 500, 502, 503 and 504, and when no answer came. Each GitHub request (${inputRef('pr-comment')}, ${inputRef('check-run')}) gets this timeout too, and publishing as a whole four times it.`,
+    details: `For example 30s; at most 24d20h31m23s. Requests are retried on HTTP 429, 500, 502, 503 and 504, and when no answer came; a 403 within 15 s of a request that got no answer is retried too (a restarted API server denies RBAC-bound users until its RBAC cache syncs); in a teardown never past ${inputRef('timeout')}. Each GitHub request (${inputRef('pr-comment')}, ${inputRef('check-run')}) gets this timeout too, and publishing as a whole four times it.`,
     commands: all,
   },
   'list-concurrency': {

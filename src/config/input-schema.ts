@@ -3,13 +3,12 @@
  * inputs need or exclude which, per mode) in one place. settings.ts turns its output into Settings.
  */
 import { z } from 'zod';
-import { byFace, inputRef, Inputs, inputSet, inputWord } from './inputs.js';
+import { byFace, inputRef, Inputs, inputSet, inputWord } from '../words/input-words.js';
 import { boolean, duration, integer, items, oneOf, optionalDuration } from './input-values.js';
 import { environmentPatterns, labelKey, labelRequirement, reapIssues } from './reap-inputs.js';
 import { labelSelector, namespacePatterns, orderLines, releaseRefs } from './scope-inputs.js';
 import { failOn, finalizerNames, ignoreEntries } from './scan-inputs.js';
-
-const kindClusterName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+import { isDns1123Label } from '../kube/object-names.js';
 
 /** Every input parsed; an issue names its input in `path[0]` (else `mode`, parseSettings). */
 export const inputSchema = z
@@ -91,7 +90,7 @@ export const inputSchema = z
     [Inputs.clusterName]: z.string().transform((s) => s.trim()),
     [Inputs.kindClusterName]: z.string().transform((raw, ctx) => {
       const text = raw.trim();
-      if (!kindClusterName.test(text) || text.length > 50) {
+      if (!isDns1123Label(text) || text.length > 50) {
         ctx.addIssue({
           code: 'custom',
           message: `${inputWord('kind-cluster-name')} is '${raw}'; use lower-case letters, digits and '-' (at most 50)`,

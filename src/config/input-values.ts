@@ -5,7 +5,8 @@
  */
 import parseDuration from 'parse-duration';
 import { z } from 'zod';
-import { inputWord, type InputName } from './inputs.js';
+import { inputWord, type InputName } from '../words/input-words.js';
+import { dns1123SubdomainFormat } from '../kube/object-names.js';
 
 // A duration is one or more number+unit pairs (90s, 5m, 1h30m, 500ms); a bare number is refused
 // (parse-duration would read it as milliseconds, which nobody means for a timeout).
@@ -121,5 +122,6 @@ export function items(raw: string): string[] {
 
 // A qualified name as the API server validates finalizers (apimachinery IsQualifiedName):
 // optional DNS-subdomain prefix and '/', then a name of [A-Za-z0-9_.-], alphanumeric at both ends.
-export const qualifiedName =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+export const qualifiedName = new RegExp(
+  `^(?:${dns1123SubdomainFormat}\\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$`,
+);

@@ -4,7 +4,7 @@
  * rules of the mode (`reapIssues`, called by input-schema.ts).
  */
 import { z } from 'zod';
-import { Inputs, inputRef, inputSet, inputWord, type InputName } from './inputs.js';
+import { Inputs, inputRef, inputSet, inputWord, type InputName } from '../words/input-words.js';
 import { environmentPattern } from '../plan/environments.js';
 import { items, qualifiedName } from './input-values.js';
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { minimatch } from 'minimatch';
 import { parse as parseYaml } from 'yaml';
-import { inputWord } from './inputs.js';
+import { inputWord } from '../words/input-words.js';
 import { parseLabelSelector } from '../plan/label-selector.js';
 import { hasNoLiteral } from '../plan/scope.js';
 import type { Severity } from '../rules/severity.js';

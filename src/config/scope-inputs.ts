@@ -3,18 +3,17 @@
  * (a namespace label selector), `releases` (namespace/name), and the `order` lines between releases.
  */
 import { z } from 'zod';
-import { inputWord, type Inputs } from './inputs.js';
+import { inputWord, type Inputs } from '../words/input-words.js';
 import { LabelSelectorError, parseLabelSelector } from '../plan/label-selector.js';
 import type { ReleaseRef } from '../plan/scope.js';
 import type { OrderRef, UserOrdering } from '../plan/build-plan.js';
 import { items } from './input-values.js';
+import { isDns1123Label, isHelmReleaseName } from '../kube/object-names.js';
 
-const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Names and globs with *, ? and [a-z] classes. No '!' (minimatch would read it as "every
 // namespace but this one") and no braces (the input is also split at commas).
 const namespaceGlob = /^[-a-z0-9*?[\]]+$/;
 const balancedClasses = (p: string) => /^([^[\]]|\[[^[\]]+\])*$/.test(p);
-const releaseName = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** `namespaces` and `protect`: namespace names and globs (minimatch), one per line or comma-separated. */
 export function namespacePatterns(input: typeof Inputs.namespaces | typeof Inputs.protect) {
@@ -38,7 +37,7 @@ export function releaseRefs() {
     const out: ReleaseRef[] = [];
     for (const item of items(raw)) {
       const [ns, name, extra] = item.split('/');
-      if (extra !== undefined || !ns || !name || !dnsLabel.test(ns) || !releaseName.test(name)) {
+      if (extra !== undefined || !ns || !name || !isDns1123Label(ns) || !isHelmReleaseName(name)) {
         ctx.addIssue({
           code: 'custom',
           message: `${inputWord('releases')} has '${item}'; write each release as namespace/name, e.g. pr-12/api`,
@@ -53,8 +52,8 @@ export function releaseRefs() {
 
 function orderRef(text: string): OrderRef | undefined {
   const parts = text.split('/');
-  if (parts.length === 1 && releaseName.test(parts[0]!)) return { name: parts[0]! };
-  if (parts.length === 2 && dnsLabel.test(parts[0]!) && releaseName.test(parts[1]!))
+  if (parts.length === 1 && isHelmReleaseName(parts[0]!)) return { name: parts[0]! };
+  if (parts.length === 2 && isDns1123Label(parts[0]!) && isHelmReleaseName(parts[1]!))
     return { namespace: parts[0]!, name: parts[1]! };
   return undefined;
 }

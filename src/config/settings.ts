@@ -3,7 +3,8 @@
  * through the schema (input-schema.ts, the inputs by group in *-inputs.ts) and converts the
  * result into `Settings`.
  */
-import { InputDefaults, inputRef, Inputs, inputWord, type InputName } from './inputs.js';
+import { InputDefaults } from './inputs.js';
+import { inputRef, Inputs, inputWord, type InputName } from '../words/input-words.js';
 import type { ScopeSpec } from '../plan/scope.js';
 import type { UserOrdering } from '../plan/build-plan.js';
 import type { Severity } from '../rules/severity.js';

@@ -1,5 +1,5 @@
 import type { CommandResult, CommandRunner } from '../util/command.js';
-import { byFace, inputRef, Inputs, inputWord } from '../config/inputs.js';
+import { byFace, inputRef, Inputs, inputWord } from '../words/input-words.js';
 import { helmDriver, type ReleaseStorageKind } from './release-storage.js';
 
 /** The Helm operations teardown needs. */

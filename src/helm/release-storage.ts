@@ -1,5 +1,12 @@
 import { gunzipSync } from 'node:zlib';
-import { isApiVersion, isKindName, isNamespaceName, objectNameProblem } from '../cluster/object-names.js';
+import {
+  isApiVersion,
+  isDns1035Label,
+  isHelmReleaseName,
+  isKindName,
+  isNamespaceName,
+  objectNameProblem,
+} from '../kube/object-names.js';
 import { helmManifestDocuments } from './manifest.js';
 
 /**
@@ -129,8 +136,7 @@ export const maxDecodedReleaseBytes = 32 * 1024 * 1024;
  * Helm's release name rule (helm.sh/helm/v3 pkg/chartutil/validate_name.go ValidateReleaseName,
  * the same in v4): at most 53 characters of DNS-1123 labels joined by dots.
  */
-const releaseNamePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const maxReleaseNameLength = 53;
+const maxReleaseNameLength = 53; // kube/object-names.ts isHelmReleaseName
 
 /**
  * Pure: what makes one manifest document (or an item of a `List` document, which kubectl and
@@ -191,7 +197,7 @@ function crdProblem(o: CrdShape, name: string, where: string): string | undefine
     !group.includes('.') ||
     !isApiVersion(`${group}/v1`) ||
     typeof plural !== 'string' ||
-    !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(plural) ||
+    !isDns1035Label(plural) ||
     typeof kind !== 'string' ||
     !isKindName(kind) ||
     name !== `${plural}.${group}`
@@ -242,7 +248,7 @@ export function releaseRecordProblem(
   if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return 'it is not a JSON object';
   const r = stored as StoredRelease;
   const secretNamespace = secretName.slice(0, secretName.indexOf('/'));
-  if (typeof r.name !== 'string' || r.name.length > maxReleaseNameLength || !releaseNamePattern.test(r.name))
+  if (typeof r.name !== 'string' || !isHelmReleaseName(r.name))
     return `its release name is not one Helm allows (at most ${maxReleaseNameLength} characters of lower-case letters, digits, '-' and '.')`;
   if (typeof r.namespace !== 'string' || !isNamespaceName(r.namespace))
     return 'its namespace is not a namespace name';

@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
+import { wasCutAtDeadline } from '../util/retry.js';
 import { unavailableAPIServices } from './apiservices.js';
 import { discover, type DiscoveryResult } from './discovery.js';
 import { listAll, toObjectMetadata, type StringPool } from './list.js';
@@ -110,9 +111,10 @@ function gapOf(r: ServedResource, error: unknown): CoverageGap {
     };
   }
   const message =
-    error instanceof KubernetesApiError
+    (error instanceof KubernetesApiError
       ? `HTTP ${error.status}${error.reason ? ` ${error.reason}` : ''}: ${error.apiMessage}`
-      : ((error as Error)?.message ?? String(error));
+      : ((error as Error)?.message ?? String(error))) +
+    (wasCutAtDeadline(error) ? ' (not tried again: the overall timeout had run out)' : '');
   return { resource: label(r), reason: 'failed', message };
 }
 

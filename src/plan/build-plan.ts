@@ -1,4 +1,4 @@
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import { keptByHelm, parseManifest, type ManifestObject } from '../helm/manifest.js';
 import { deleteHooks, type HelmRelease } from '../helm/release-storage.js';
 import type { RefusedRelease } from '../helm/discover-releases.js';
@@ -10,7 +10,7 @@ import { hookReachRefusals, ownershipRefusals, type LiveObjectLookup } from './r
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
 import { gitopsApplicationKinds, gitopsWaves, type GitOpsApplicationRef } from './gitops-order.js';
-import { inputRef, Inputs, inputSet } from '../config/inputs.js';
+import { inputRef, Inputs, inputSet } from '../words/input-words.js';
 
 /** A release named in an `order` line: `name` (any namespace in scope) or `namespace/name`. */
 export interface OrderRef {

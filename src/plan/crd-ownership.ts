@@ -1,4 +1,4 @@
-import { isBuiltInGroup } from '../cluster/built-in-groups.js';
+import { isBuiltInGroup } from '../kube/built-in-groups.js';
 import type { ProvidedCrd, ReleaseFacts } from './release-facts.js';
 import { notOwnedReason } from './release-reach.js';
 

@@ -1,4 +1,4 @@
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { ReleaseFacts } from './release-facts.js';
 import type { OrderingEdge } from './stages.js';
 

@@ -1,6 +1,7 @@
-import { inputRef, Inputs } from '../config/inputs.js';
+import { inputRef, Inputs } from '../words/input-words.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
 import { hasNoLiteral } from './scope.js';
+import { dns1123LabelFormat } from '../kube/object-names.js';
 
 /*
  * `mode: reap`: which namespaces form which environment, and which environments are abandoned.
@@ -31,7 +32,8 @@ export interface Environment {
   readonly namespaces: readonly NamespaceFacts[];
 }
 
-const idPart = '([a-z0-9](?:[-a-z0-9]*?[a-z0-9])?)';
+/** The `{id}` of a pattern: a DNS-1123 label, captured shortest first (a lazy `*`). */
+const idPart = `(${dns1123LabelFormat.replace(']*[', ']*?[')})`;
 
 /**
  * Pure: the regular expression of an `environments` pattern: `{id}` captures the id (lowercase

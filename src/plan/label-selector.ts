@@ -3,6 +3,7 @@
  * (k8s.io/apimachinery/pkg/labels/selector.go): requirements joined by commas, each one of
  * `key`, `!key`, `key=value`, `key==value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`.
  */
+import { dns1123SubdomainFormat } from '../kube/object-names.js';
 export type LabelRequirement =
   | { readonly key: string; readonly op: 'exists' | 'not-exists' }
   | { readonly key: string; readonly op: 'in' | 'not-in'; readonly values: readonly string[] };
@@ -16,8 +17,9 @@ export class LabelSelectorError extends Error {
 }
 
 // Qualified name with an optional DNS-subdomain prefix (validation.IsQualifiedName).
-const keyPattern =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const keyPattern = new RegExp(
+  `^(?:${dns1123SubdomainFormat}\\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`,
+);
 // Label value (validation.IsValidLabelValue): empty, or up to 63 alphanumerics with -_. inside.
 const valuePattern = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 

@@ -1,5 +1,5 @@
 import { minimatch } from 'minimatch';
-import { Inputs, inputWord } from '../config/inputs.js';
+import { Inputs, inputWord } from '../words/input-words.js';
 
 /**
  * Namespaces kube-sweep never deletes, whatever the inputs say: the ones the control plane

@@ -1,4 +1,4 @@
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { HelmRelease } from '../helm/release-storage.js';
 import { parseManifest, type ManifestObject } from '../helm/manifest.js';
 import { releaseKey } from './scope.js';

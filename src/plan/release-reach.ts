@@ -1,4 +1,4 @@
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import { keptByHelm, parseManifest, type ManifestObject } from '../helm/manifest.js';
 import { deleteHooks } from '../helm/release-storage.js';
 import type { ReleaseFacts } from './release-facts.js';

@@ -1,5 +1,5 @@
 import { minimatch } from 'minimatch';
-import { inputRef, Inputs, inputWord } from '../config/inputs.js';
+import { inputRef, Inputs, inputWord } from '../words/input-words.js';
 import { matchesLabels, type LabelRequirement } from './label-selector.js';
 import { isProtected, namespaceProtection, type NamespaceProtection } from './protected-namespaces.js';
 

@@ -1,4 +1,4 @@
-import { inputRef, Inputs } from '../config/inputs.js';
+import { inputRef, Inputs } from '../words/input-words.js';
 /** An ordering constraint: `before` is torn down before `after`, for `reason`. */
 export interface OrderingEdge {
   readonly before: string;

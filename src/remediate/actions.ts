@@ -1,4 +1,4 @@
-import type { RefusedRequest } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 
 /**
  * Remediation actions as data: what `remediate: safe` may do, decided by plan-remediation.ts

@@ -4,9 +4,10 @@
  * turns failures into an `error` verdict). Never sends PUT /api/v1/namespaces/<ns>/finalize.
  */
 import type { ApiClient } from '../cluster/api-client.js';
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { refusalOf } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import { collectionPath } from '../inventory/list.js';
 import { waitFor, WaitTimeoutError } from '../util/wait.js';
 import {

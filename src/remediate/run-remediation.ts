@@ -4,7 +4,7 @@ import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from './actions.js';
 import { applyRemediation } from './apply-remediation.js';
 import { planRemediation, type RemediationPolicy } from './plan-remediation.js';
-import { Inputs, inputSet } from '../config/inputs.js';
+import { Inputs, inputSet } from '../words/input-words.js';
 
 /** Longest wait for a re-created namespace to be gone after its delete, in ms. */
 export const namespaceWaitCapMs = 120_000;

@@ -1,5 +1,4 @@
-import type { ApiRequest } from '../cluster/api-client.js';
-import { removalWords, type ReleaseOutcome } from '../teardown/teardown-result.js';
+import { removalWords, type ReleaseOutcome } from '../model/teardown-result.js';
 import type { CancelCause } from '../util/cancellation.js';
 
 /**
@@ -30,7 +29,7 @@ export interface ProgressRecorder {
   /** A release's teardown outcome (teardown/teardown-context.ts `onReleaseDone`). */
   releaseDone(outcome: ReleaseOutcome): void;
   /** A request the API server answered with 2xx (cluster/cancellable-api.ts). */
-  answered(req: ApiRequest): void;
+  answered(req: { readonly method?: string; readonly path: string }): void;
   /** A process the stop signal ended (util/command.ts `cancellableRunner`), with the variables it was given. */
   stopped(file: string, args: readonly string[], env?: Readonly<Record<string, string>>): void;
   /** What was recorded, as the report's section for `cause` (the run started at `startedAt`, ms). */

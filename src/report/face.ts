@@ -1,4 +1,4 @@
-import { renderFaceWords, type InputName } from '../config/inputs.js';
+import { renderFaceWords, type InputName } from '../words/input-words.js';
 
 /**
  * Who reads a rendering: the GitHub Action (its inputs, `stage-timeout`; its messages say

@@ -1,6 +1,6 @@
 import { codeSpan, escapeMarkdown } from './escape.js';
 import { inputName, type Face } from './face.js';
-import { Inputs } from '../config/inputs.js';
+import { Inputs } from '../words/input-words.js';
 import type { FleetCluster, FleetSummary } from './fleet.js';
 import type { Report } from './report.js';
 import { firstAction, objectLabel, rootCausesOf } from './root-causes.js';

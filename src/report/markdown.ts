@@ -1,5 +1,6 @@
 import { codeBlock, codeSpan, escapeMarkdown } from './escape.js';
 import {
+  errorKind,
   goneWithNamespace,
   passedWith,
   type InventorySummary,
@@ -7,10 +8,8 @@ import {
   type Report,
   type Verdict,
 } from './report.js';
-import type { BlastRadius, BlastRadiusObject } from '../teardown/blast-radius.js';
-import type { DryRunSkip, DryRunSummary } from '../teardown/dry-run.js';
-import { removalWords, type TeardownResult } from '../teardown/teardown-result.js';
-import type { Blocker } from '../teardown/wait-gone.js';
+import type { BlastRadius, BlastRadiusObject, DryRunSkip, DryRunSummary } from '../model/dry-run.js';
+import { type Blocker, removalWords, type TeardownResult } from '../model/teardown-result.js';
 import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';
@@ -186,7 +185,12 @@ function renderHeadline(report: Report, face: Face): string[] {
     ? '📋 kube-sweep: dry run of the teardown (nothing was deleted)'
     : passed
       ? `✅ kube-sweep: passed: ${passed}`
-      : headlines[report.verdict];
+      : {
+          cancelled: '⛔ kube-sweep: cancelled',
+          stopped: '❌ kube-sweep stopped before it finished (what it did is below)',
+          'could-not-run': headlines[report.verdict],
+          none: headlines[report.verdict],
+        }[errorKind(report) ?? 'none'];
   return [
     `## ${headline}`,
     '',
@@ -334,8 +338,10 @@ const namespaceResults = (face: Face) =>
 
 /** The result cell of a namespace: its status, and for a refused or protected one the words why. */
 const namespaceResult = (n: TeardownResult['namespaces'][number], face: Face) =>
-  namespaceResults(face)[n.status] +
-  (n.status === 'refused' || n.status === 'protected' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
+  n.status === 'not-waited' && n.message
+    ? `**deletion requested, not confirmed**: ${escapeMarkdown(n.message)}`
+    : namespaceResults(face)[n.status] +
+      (n.status === 'refused' || n.status === 'protected' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
 
 /** The teardown: each release and namespace with its result, then what is still there and why. */
 function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string[] {

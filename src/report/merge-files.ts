@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
-import { Inputs, inputWord } from '../config/inputs.js';
+import { Inputs, inputWord } from '../words/input-words.js';
 import { parseReport } from './read-report.js';
 import type { Report } from './report.js';
 import type { UnreadableReport } from './fleet.js';

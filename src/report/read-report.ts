@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { inputRef, Inputs, inputWord } from '../config/inputs.js';
+import { inputRef, Inputs, inputWord } from '../words/input-words.js';
 import type { Baseline } from './baseline.js';
 import type { Report } from './report.js';
 import { findingsOfReport } from './fleet.js';

@@ -3,9 +3,8 @@ import type { Inventory } from '../inventory/snapshot.js';
 import type { CoverageGap, FailedGroupVersion, InventoryStats } from '../inventory/types.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { OrderingEdge } from '../plan/stages.js';
-import type { BlastRadius } from '../teardown/blast-radius.js';
-import type { DryRunSummary } from '../teardown/dry-run.js';
-import type { TeardownResult } from '../teardown/teardown-result.js';
+import type { BlastRadius, DryRunSummary } from '../model/dry-run.js';
+import type { TeardownResult } from '../model/teardown-result.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import type { Finding } from '../rules/findings.js';
 import type { LeftoverDiagnosis } from '../rules/leftover-diagnosis.js';
@@ -300,6 +299,19 @@ export function goneWithNamespace(o: { readonly namespace?: string }, result: Te
     o.namespace !== undefined &&
     result.namespaces.some((n) => n.name === o.namespace && n.status === 'deleted')
   );
+}
+
+/**
+ * Pure: how a run with verdict `error` ended, for titles: `cancelled` (SIGINT/SIGTERM: the
+ * `cancelled` section), `stopped` (something stopped a teardown after it began: the report
+ * carries what it did), else `could-not-run` (nothing was changed). Undefined for other verdicts.
+ */
+export function errorKind(
+  report: Pick<Report, 'verdict' | 'cancelled' | 'teardown'>,
+): 'cancelled' | 'stopped' | 'could-not-run' | undefined {
+  if (report.verdict !== 'error') return undefined;
+  if (report.cancelled) return 'cancelled';
+  return report.teardown ? 'stopped' : 'could-not-run';
 }
 
 /**

@@ -13,7 +13,7 @@
  * MutatingAdmissionPolicy bindings share the dispatcher and deny the same way (seen on v1.37.2:
  * `policy '<p>' with binding '<b>' denied request: failed to configure binding: …`); both are judged.
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, ServedResource } from '../inventory/types.js';
 import { describeSelector, rulesMatch, selectorMatches } from './admission-webhooks.js';

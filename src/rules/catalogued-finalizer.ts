@@ -9,13 +9,13 @@
  * place". Removals are ordered by risk: safe ones first (terminal work, nothing left to guard),
  * the rest last, after a `# WARNING:` line that says what they leak.
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { Remediation } from './findings.js';
 import type { FinalizerFamily } from './finalizer-catalogue.js';
 import { guardedBy, type Guarded } from './finalizer-guards.js';
-import { getYaml, neverFinalizeNamespace, stripFinalizers } from './kubectl.js';
+import { getYaml, neverFinalizeNamespace, stripFinalizerPatches, stripFinalizersWarning } from './kubectl.js';
 import { fullObjectsOf, terminatingNamespaces } from './kubernetes-objects.js';
 import { capLines, describeObject } from './snapshot-views.js';
 
@@ -108,20 +108,33 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** `a, b (why); c (why)` of guarded objects. */
 const listed = (gs: readonly Guarded[]) => gs.map((g) => `${describeObject(g.o)} (${g.reason})`).join('; ');
 
-/** The commands: inspect, safe removals first, the rest after the family's warning. */
-function orderedCommands(family: FinalizerFamily, finalizer: string, guarded: readonly Guarded[]): string[] {
+/**
+ * The commands: inspect, then `before` (the line that forbids force-finalizing), safe removals,
+ * and the rest last, after one `# WARNING:` line: the family's leak and the generic warning
+ * (`stripFinalizersWarning`), so that nothing but commands follows a warning.
+ */
+function orderedCommands(
+  family: FinalizerFamily,
+  finalizer: string,
+  guarded: readonly Guarded[],
+  before: readonly string[],
+): string[] {
   const safe = guarded.filter((g) => g.risk === 'safe').map((g) => g.o);
   const rest = guarded.filter((g) => g.risk !== 'safe').map((g) => g.o);
   return [
     ...guarded.map((g) => getYaml(g.o)),
+    ...before,
     ...(safe.length
       ? [
           `# safe: the work of these is finished or nothing is left to guard, so removing ${finalizer} skips nothing:`,
-          ...stripFinalizers(safe, finalizer).slice(1),
+          ...stripFinalizerPatches(safe, finalizer),
         ]
       : []),
     ...(rest.length
-      ? [`# WARNING: ${family.project}: ${family.leaks}`, ...stripFinalizers(rest, finalizer)]
+      ? [
+          `# WARNING: ${family.project}: ${family.leaks}; ${stripFinalizersWarning.replace(/^# WARNING: /, '')}`,
+          ...stripFinalizerPatches(rest, finalizer),
+        ]
       : []),
   ];
 }
@@ -162,10 +175,7 @@ export function cataloguedFinalizer(
     ],
     remediation: {
       summary,
-      commands: [
-        ...orderedCommands(family, finalizer, guarded),
-        ...(blocker ? [neverFinalizeNamespace] : []),
-      ],
+      commands: orderedCommands(family, finalizer, guarded, blocker ? [neverFinalizeNamespace] : []),
     },
   };
 }

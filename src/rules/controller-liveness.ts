@@ -4,7 +4,7 @@
  * Deployment scaled to zero, is a footprint of a controller, not evidence that it runs
  * (scenario S20: a stale leader-election Lease must not pass for a live operator).
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { fullObjectsOf, type LeaseObject, type WorkloadObject } from './kubernetes-objects.js';

@@ -1,11 +1,12 @@
-import { groupOf } from '../cluster/api-version.js';
-import type { RefusedRequest } from '../cluster/refusal.js';
+import { groupOf } from '../kube/api-version.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { Finding } from './findings.js';
 import { buildFinding } from './finding-builder.js';
 import { objectIdentity } from './link.js';
 import type { Rule, RuleContext } from './rule.js';
 import { capLines, wasListed } from './snapshot-views.js';
+import { isDns1123Label } from '../kube/object-names.js';
 
 const rule = 'deletion-refused';
 
@@ -16,9 +17,6 @@ const stepWords: Readonly<Record<RefusedRequest['step'], string>> = {
   'empty-namespace': 'emptying (deletecollection) of',
   remediation: 'remediation (remediate: safe) of',
 };
-
-/** A DNS label: safe to print in a shell command as it is. */
-const dnsLabel = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** The plural resource a request path names (`/api/v1/namespaces/a/configmaps/x` → configmaps). */
 function resourceOfPath(request: string, collection: boolean): string {
@@ -44,7 +42,7 @@ function stillThere(r: RefusedRequest, inventory: Inventory): boolean {
 function commandsFor(refusals: readonly RefusedRequest[]): string[] {
   const o = refusals[0]!.object;
   const namespace = o.kind === 'Namespace' && o.apiVersion === 'v1' ? o.name : undefined;
-  const safe = namespace !== undefined && dnsLabel.test(namespace);
+  const safe = namespace !== undefined && isDns1123Label(namespace);
   return [
     "# the server's message (evidence) names what refused: an RBAC rule ('cannot delete'), a ValidatingAdmissionPolicy and its binding, an admission webhook, or a quota",
     ...(namespace !== undefined ? ['kubectl auth can-i delete namespaces'] : []),
@@ -81,6 +79,9 @@ function findingOf(refusals: readonly RefusedRequest[], inventory: Inventory, co
       severity: !there ? 'info' : collections ? 'warning' : 'error',
       message:
         `The API server refused kube-sweep's ${stepWords[first.step]} ${what} (HTTP ${first.status}${first.reason ? ` ${first.reason}` : ''}): ${first.message}` +
+        (first.status >= 500
+          ? ' (a failure of the server that its retries did not get past, such as an admission webhook with failurePolicy Fail whose backend times out or cannot be reached)'
+          : '') +
         (there
           ? collections
             ? '; the namespace controller deletes them instead, if it may'
@@ -102,7 +103,8 @@ function findingOf(refusals: readonly RefusedRequest[], inventory: Inventory, co
 /**
  * deletion-refused: a request of kube-sweep's own to delete (or, in remediation, patch) an
  * object that the API server refused during this run (`context.refusals`: RBAC 403, an
- * admission policy's or webhook's denial, a quota), which the teardown recorded and went past.
+ * admission policy's or webhook's denial, a quota; for a teardown's DELETE, also a 5xx such as a
+ * failing webhook's 500: cluster/refusal.ts `isFailedDeletion`), which the teardown recorded and went past.
  * Refusals of the same step about the same object are one finding (a namespace's refused
  * deletecollections). Severity error while the object is still there in the snapshot after the
  * run; warning for a namespace's refused emptying (the namespace controller, with its own

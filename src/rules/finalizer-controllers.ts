@@ -3,7 +3,7 @@
  * the controller that removes it); for any other finalizer a heuristic looks for a running
  * controller in the snapshot (see `findFinalizerControllers`).
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { livenessReader, type Liveness } from './controller-liveness.js';

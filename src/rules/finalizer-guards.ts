@@ -7,7 +7,7 @@
  * the cluster is recorded (it would leak); `unknown` when the body was not read or records none
  * of the paths.
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import type { FinalizerFamily, GuardedPath } from './finalizer-catalogue.js';

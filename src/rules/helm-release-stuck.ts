@@ -76,7 +76,12 @@ function releaseObjects(inventory: Inventory, history: ReleaseHistory): ObjectMe
   );
 }
 
-function describeStatus(status: string): string {
+/**
+ * Why a release is left in `status`, in words. For `uninstalling`, a pre-delete hook is named
+ * as the likely cause only when `hooks` (hook objects in its namespace) holds one: a release
+ * with none was most likely left by a helm process that was stopped (a deadline, a cancel).
+ */
+function describeStatus(status: string, hooks: readonly ObjectMetadata[]): string {
   if (pendingStatuses.has(status))
     return (
       'only the helm client that started the operation moves a release out of pending-*; if that client ' +
@@ -84,10 +89,12 @@ function describeStatus(status: string): string {
       'fails with "another operation (install/upgrade/rollback) is in progress"'
     );
   if (status === 'uninstalling')
-    return (
-      'an uninstall stopped half-way, typically because a pre-delete hook failed or timed out: Helm saves ' +
-      'the status before running the hooks and returns before deleting the objects and purging the record'
-    );
+    return hooks.length > 0
+      ? 'an uninstall stopped half-way, typically because a pre-delete hook failed or timed out: Helm saves ' +
+          'the status before running the hooks and returns before deleting the objects and purging the record'
+      : 'an uninstall stopped half-way: Helm saves the status before running the hooks, and the helm process ' +
+          'ended (stopped at a deadline, cancelled or killed; or a pre-delete hook failed) before it deleted the ' +
+          'objects and purged the record';
   return 'its last install, upgrade or rollback failed; the next upgrade diffs against this revision';
 }
 
@@ -178,7 +185,7 @@ function findingOf(inventory: Inventory, history: ReleaseHistory, context: RuleC
       message:
         `Helm release ${ns}/${name} is ${current.status} (revision ${current.revision}` +
         `${modified.age !== undefined ? `, last modified ${formatDuration(modified.age)} ago` : ''}): ` +
-        describeStatus(current.status),
+        describeStatus(current.status, hooks),
       evidence: [
         `release: ${ns}/${name}`,
         `status: ${current.status} (label of ${current.storage} ${current.record.name})`,

@@ -11,7 +11,7 @@ import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations } from './admission-webhooks.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
 import { findingsByObject, objectIdentity } from './link.js';
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import { finalizerGroupSubject } from './stuck-finalizer.js';
 
 /**

@@ -40,7 +40,7 @@
  *   deleted → that app's AppOfAppsSelfDeletion (app-of-apps-self-deletion.ts, S24): the
  *   controller that had to remove them went with the namespace.
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { findingKey, type Finding } from './findings.js';

@@ -7,6 +7,7 @@
  * sorted by the controller.
  */
 import { conditionOf, type Condition } from './kubernetes-objects.js';
+import { dns1123LabelFormat, dns1123SubdomainFormat } from '../kube/object-names.js';
 
 /** The condition types, in the order the namespace controller evaluates them. */
 export const namespaceConditionTypes = {
@@ -55,7 +56,7 @@ export interface NamespaceDeletionState {
 
 // A DNS subdomain group, '/', a DNS label version, then ': ' (schema.GroupVersion.String() in
 // discovery.ErrGroupDiscoveryFailed.Error(), entries joined with ', ').
-const groupVersionEntry = /(?:^|, )([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?\/[a-z0-9](?:[-a-z0-9]*[a-z0-9])?): /g;
+const groupVersionEntry = new RegExp(`(?:^|, )(${dns1123SubdomainFormat}\\/${dns1123LabelFormat}): `, 'g');
 const discoveryListPrefix = 'unable to retrieve the complete list of server APIs: ';
 
 /**

@@ -1,4 +1,4 @@
-import type { RefusedRequest } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectRef } from '../inventory/types.js';
 import type { Finding } from './findings.js';

@@ -2,7 +2,7 @@
  * Small pure helpers that every rule uses to read the snapshot: object references, kubectl
  * resource type names, ages, and whether a resource was read at all (coverage).
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
 

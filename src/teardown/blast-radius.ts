@@ -1,39 +1,9 @@
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { keptByHelm } from '../helm/manifest.js';
-import { groupOf } from '../cluster/api-version.js';
-import { namespacesDeleted, plannedRemovals } from './dry-run.js';
-import { helmDriverOf, type PlannedRemoval } from './teardown-result.js';
+import { groupOf } from '../kube/api-version.js';
+import { helmDriverOf, namespacesDeleted, plannedRemovals } from './dry-run.js';
 import type { ResourceIndex } from './resource-index.js';
-
-/** An object a teardown deletes outside the namespaces it deletes, and who deletes it. */
-export interface BlastRadiusObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  /** Absent for a cluster-scoped object. */
-  readonly namespace?: string;
-  readonly name: string;
-  /** The release (`namespace/name`) whose manifest holds it. */
-  readonly release: string;
-  /**
-   * `helm`: `helm uninstall` deletes it; `kube-sweep`: kube-sweep deletes it itself, with its own
-   * identity (`uninstall-mode: auto`, the release removed with its namespaces).
-   */
-  readonly by: 'helm' | 'kube-sweep';
-}
-
-/**
- * Everything a teardown of the plan deletes, named, shown first by the plan and the dry run
- * (issue 21): the namespaces (with all they hold), the releases (and how each goes), the
- * cluster-scoped objects of their manifests, and their namespaced objects outside the namespaces
- * in scope. Objects kept by `helm.sh/resource-policy: keep` are not in it.
- */
-export interface BlastRadius {
-  readonly namespaces: readonly string[];
-  readonly releases: readonly PlannedRemoval[];
-  readonly clusterScoped: readonly BlastRadiusObject[];
-  /** Namespaced objects of the releases outside the namespaces in scope. */
-  readonly otherNamespaces: readonly BlastRadiusObject[];
-}
+import type { BlastRadius, BlastRadiusObject } from '../model/dry-run.js';
 
 const byIdentity = (a: BlastRadiusObject, b: BlastRadiusObject) =>
   a.kind.localeCompare(b.kind) ||

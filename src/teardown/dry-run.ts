@@ -1,59 +1,15 @@
-import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
+import type { ObjectMetadata } from '../inventory/types.js';
 import type { PlannedStage, TeardownPlan } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { isProtected, isProtectedNamespace, nameProtectionOnly } from '../plan/protected-namespaces.js';
 import { planNamespaceRemovals, type NamespaceRemoval } from './remove-with-namespace.js';
 import type { ResourceIndex } from './resource-index.js';
-import type { Blocker } from './wait-gone.js';
+import type { Blocker, PlannedRemoval } from '../model/teardown-result.js';
 import { lastStageTouching, objectsToAwait } from './release-objects.js';
 import { strandedReason } from './stage-custom-resources.js';
-import { Inputs, inputSet } from '../config/inputs.js';
-import { helmDriverOf, type PlannedRemoval } from './teardown-result.js';
-
-/** An object a teardown would delete (or leave on purpose). */
-export type DryRunObject = ObjectRef;
-
-/** A release the teardown would skip, why, and the custom resources foreseen to hold it. */
-export interface DryRunSkip {
-  readonly release: string;
-  /** What the real run would say (`strandedReason`, the decision it makes). */
-  readonly reason: string;
-  /** The instances of its CRDs foreseen to outlive their deletion, each with the snapshot's reason. */
-  readonly instances: readonly { readonly object: DryRunObject; readonly why: string }[];
-}
-
-/** What one stage of the teardown would do. */
-export interface DryRunStage {
-  readonly index: number;
-  /** Releases the stage would remove (keys `namespace/name`); the skipped ones are in `skipped`. */
-  readonly releases: readonly string[];
-  /**
-   * How each release would be removed (`uninstall-mode`): `namespace`, with the namespaces the
-   * stage's end deletes, or `helm` (`helm uninstall`), with why not by namespace.
-   */
-  readonly removals: readonly (PlannedRemoval & { readonly reason?: string })[];
-  /**
-   * Releases the stage would not uninstall: instances of their CRDs that the snapshot foretells
-   * would still be there after their wait (`outlivesDeletion`). Their objects are not deleted
-   * and their namespace is kept, as in the real run.
-   */
-  readonly skipped: readonly DryRunSkip[];
-  /** Instances of the stage's CRDs in the scoped namespaces, deleted first (from the snapshot). */
-  readonly crdInstances: readonly DryRunObject[];
-  /** Objects of the releases' manifests that go with the uninstall. */
-  readonly objects: readonly DryRunObject[];
-  /** Objects with `helm.sh/resource-policy: keep`, which Helm leaves in place. */
-  readonly kept: readonly DryRunObject[];
-}
-
-/** `dry-run: true` with `mode: teardown`: what the teardown would delete, and that it deleted nothing. */
-export interface DryRunSummary {
-  readonly stages: readonly DryRunStage[];
-  /** Namespaces that would be deleted (never a protected one, nor the namespace of a skipped release). */
-  readonly namespaces: readonly string[];
-  /** Total objects named above (CRD instances, manifest objects and namespaces; kept ones excluded). */
-  readonly objectCount: number;
-}
+import { Inputs, inputSet } from '../words/input-words.js';
+import type { DryRunObject, DryRunSkip, DryRunStage, DryRunSummary } from '../model/dry-run.js';
+import type { HelmRelease } from '../helm/release-storage.js';
 
 /** What the dry run reads besides the plan and the resource index. */
 export interface DryRunInputs {
@@ -242,4 +198,9 @@ export function plannedRemovals(
     for (const [key, removal] of removals) out.set(key, removal);
   }
   return out;
+}
+
+/** Pure: `helmDriver` of a release's removal: `configmap` for a ConfigMap record, absent for a Secret. */
+export function helmDriverOf(release: HelmRelease): Pick<PlannedRemoval, 'helmDriver'> {
+  return release.storage.kind === 'ConfigMap' ? { helmDriver: 'configmap' } : {};
 }

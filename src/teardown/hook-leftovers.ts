@@ -6,7 +6,7 @@ import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { Clock } from '../util/wait.js';
 import { hookObjects } from './release-objects.js';
 import { describeError, type TeardownPorts } from './teardown-context.js';
-import type { HookLeftover } from './teardown-result.js';
+import type { HookLeftover } from '../model/teardown-result.js';
 import { waitUntilGone } from './wait-gone.js';
 
 /**

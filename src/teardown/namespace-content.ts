@@ -1,8 +1,9 @@
 import pLimit from 'p-limit';
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { refusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { deletionRefusalOf } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import { collectionPath, metadataListAccept } from '../inventory/list.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
@@ -54,8 +55,8 @@ export const contentDeleteConcurrency = 8;
  * controller's to delete, and the namespace is never finalized here (never PUT /finalize).
  * @returns `failures`: one line per collection that could not be emptied (a 403, an admission
  *   denial, a 5xx), sorted: the namespace controller still deletes it, and the namespace wait
- *   reports what stays; `refusals`: those the API server refused (`isRefusal`), with its
- *   answer, sorted by request. Never throws for an answer of the API server.
+ *   reports what stays; `refusals`: every answer of the API server among them
+ *   (`isFailedDeletion`: a 4xx refusal, a 5xx of a failing webhook), with its answer, sorted by request. Never throws for an answer of the API server.
  *   A protected namespace (`protection`) is never emptied: it gets one failure line saying so
  *   and no request.
  * @throws ClusterAccessError when the cluster stops answering
@@ -89,7 +90,7 @@ export async function deleteNamespaceContent(
             if (error instanceof KubernetesApiError && error.status === 404) return;
             if ((error as Error)?.name === 'ClusterAccessError') throw error;
             failures.push(`${path}: ${(error as Error)?.message ?? String(error)}`);
-            const refusal = refusalOf(error, {
+            const refusal = deletionRefusalOf(error, {
               step: 'empty-namespace',
               object: { apiVersion: 'v1', kind: 'Namespace', name: namespace },
               environmentNamespace: namespace,

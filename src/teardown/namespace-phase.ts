@@ -3,7 +3,7 @@
  * (`namespaceScheduler`) and emptied at once, a release removed with a namespace that was kept
  * reported as failed (`keptNamespaceOutcome`), and the budget of the wait for them (`namespaceWaitOf`).
  */
-import { describeRefusal, type RefusedRequest } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import { isProtected, nameProtectionOnly, type NamespaceProtection } from '../plan/protected-namespaces.js';
 import type { Clock } from '../util/wait.js';
@@ -13,7 +13,7 @@ import { requestNamespaceDeletion, type NamespaceDeletion } from './namespaces.j
 import { hookObjects, lastStageTouching } from './release-objects.js';
 import type { NamespaceRemoval } from './remove-with-namespace.js';
 import type { TeardownPorts } from './teardown-context.js';
-import type { HookLeftover, ReleaseOutcome } from './teardown-result.js';
+import type { HookLeftover, ReleaseOutcome } from '../model/teardown-result.js';
 
 /**
  * Empties the namespaces of `deletion` whose DELETE was accepted (`deleteNamespaceContent`); a
@@ -72,10 +72,10 @@ export function namespaceScheduler(
         f.stage === index &&
         (f.releases.length > 0 ? f.releases.every((r) => done.has(r)) : all) &&
         !requested.has(n) &&
-        !guarded(n) &&
         !keepFor.has(n)
       );
     });
+    // A protected one is not left out here: the guard before its DELETE refuses it, reported.
     if (free.length === 0) return;
     free.forEach((n) => requested.add(n));
     if (!all || index < plan.stages.length - 1)

@@ -1,71 +1,14 @@
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { deletionRefusalOf } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import type { NamespaceProtection } from '../plan/protected-namespaces.js';
 import { guardNamespace } from './scope-guard.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
-import { oldestResourceVersion, watchWindowSeconds } from './wait-gone.js';
-import { inputRef, Inputs } from '../config/inputs.js';
-
-/** A namespace condition as the namespace controller writes it (k8s.io/api core/v1 NamespaceCondition). */
-export interface NamespaceCondition {
-  readonly type: string;
-  readonly status: string;
-  readonly reason: string;
-  readonly message: string;
-}
-
-/** What became of one namespace. Durations in ms. */
-export interface NamespaceOutcome {
-  readonly name: string;
-  /**
-   * `deleted`: gone; `stuck`: still Terminating when the wait ended; `absent`: was not there;
-   * `not-waited`: deletion requested, but the overall `timeout` had run out (or cut the wait
-   *   short: less than a `stage-timeout` was left for it, and the namespace's conditions named no
-   *   cause when it ended), so it was not waited for long enough. A namespace waited for a whole
-   *   `stage-timeout` and still Terminating is `stuck`, whatever its conditions say.
-   * `refused`: the API server refused its DELETE (RBAC, an admission policy or webhook, a
-   *   quota); it is still there, not Terminating, and `message` quotes the server.
-   * `protected`: kube-sweep sent no DELETE: read just before it, the namespace was protected
-   *   (the `protect` input, the kube-sweep.io/protected=true label added after the plan was
-   *   made: teardown/scope-guard.ts); it is still there, and `message` says why.
-   */
-  readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited' | 'refused' | 'protected';
-  /**
-   * For `refused`: `refused (HTTP <status> <reason>): <the server's message>`; for `protected`:
-   * `protected (<why>) when read just before its DELETE`.
-   */
-  readonly message?: string;
-  /**
-   * From the namespace's deletion request until the wait saw it gone. The wait starts after
-   * the last stage, so for a namespace deleted during an earlier stage this is an upper
-   * bound (it may have gone long before).
-   */
-  readonly durationMs: number;
-  /**
-   * For `stuck`: the deletion conditions that are True (NamespaceDeletionDiscoveryFailure,
-   * NamespaceDeletionContentFailure, NamespaceContentRemaining, NamespaceFinalizersRemaining,
-   * NamespaceDeletionGroupVersionParsingFailure): their messages name the group-versions that
-   * failed discovery, the resources that remain and the finalizers that hold them.
-   */
-  readonly blockingConditions: readonly NamespaceCondition[];
-  /** `spec.finalizers` still on the namespace (normally [kubernetes] while content remains). */
-  readonly finalizers: readonly string[];
-  /**
-   * `metadata.finalizers` on the namespace object itself: a controller's own hold, which no
-   * condition reports and which the namespace controller never removes.
-   */
-  readonly metadataFinalizers: readonly string[];
-}
-
-interface NamespaceObject {
-  metadata?: { deletionTimestamp?: string; finalizers?: string[]; resourceVersion?: string };
-  spec?: { finalizers?: string[] };
-  status?: {
-    phase?: string;
-    conditions?: { type: string; status: string; reason?: string; message?: string }[];
-  };
-}
+import { watchWindowSeconds } from './wait-gone.js';
+import { watchNamespaces, type NamespaceObject } from './namespace-watch.js';
+import { inputRef, Inputs } from '../words/input-words.js';
+import type { NamespaceCondition, NamespaceOutcome } from '../model/teardown-result.js';
 
 /** What `requestNamespaceDeletion` did: which namespaces were absent, and when it asked (ms). */
 export interface NamespaceDeletion {
@@ -93,10 +36,12 @@ const guardRetries = 3;
  * DELETE and is recorded in `guarded`, with why. The DELETE carries the uid and resourceVersion
  * just read as preconditions, so a namespace changed in between (labelled protected a moment
  * later) answers 409 Conflict and is read and judged again (`guardRetries` times). 404: absent;
- * already Terminating: not asked again; a refusal (`isRefusal` in cluster/refusal.ts): recorded
- * in `refused` with the server's message, and the next one is still asked. Never PUTs /finalize
+ * already Terminating: not asked again; any other answer of the API server
+ * (`isFailedDeletion` in cluster/refusal.ts: a 4xx refusal, or a 5xx the retries did not get
+ * past, as a webhook with `failurePolicy: Fail` whose backend times out answers): recorded in
+ * `refused` with the server's message, and the next one is still asked. Never PUTs /finalize
  * (which strands the namespace's objects in etcd: scenario S10).
- * @throws what the API throws other than 404, 409 and a refusal (a 5xx after retries, no answer).
+ * @throws what the API throws that is no answer (ClusterAccessError: the server stopped answering).
  */
 export async function requestNamespaceDeletion(
   api: ApiClient,
@@ -176,7 +121,7 @@ async function guardedDelete(
         );
         return { status: 'asked' };
       }
-      const refusal = refusalOf(error, {
+      const refusal = deletionRefusalOf(error, {
         step: 'delete-namespace',
         object: { apiVersion: 'v1', kind: 'Namespace', name },
         environmentNamespace: name,
@@ -228,6 +173,8 @@ interface NamespaceTracker {
   readonly goneAt: Map<string, number>;
   /** Each namespace as last read (for its conditions and finalizers). */
   readonly last: Map<string, NamespaceObject>;
+  /** Namespaces that could not be read (an answer other than 404: a 403, a 5xx), with the error. */
+  readonly unchecked: Map<string, string>;
 }
 
 /** Pure: the namespaces of several deletions, merged into one tracker with nothing seen gone yet. */
@@ -253,21 +200,25 @@ function trackerOf(deletions: readonly NamespaceDeletion[]): NamespaceTracker {
     versions,
     goneAt: new Map(),
     last: new Map(),
+    unchecked: new Map(),
   };
 }
 
-/** Pure: the namespaces neither absent, refused, guarded nor seen gone yet, in order. */
+/** Pure: the namespaces neither absent, refused, guarded, unreadable nor seen gone yet, in order. */
 function pendingOf(t: NamespaceTracker): string[] {
   return t.names.filter(
-    (n) => !t.absent.has(n) && !t.refused.has(n) && !t.guarded.has(n) && !t.goneAt.has(n),
+    (n) =>
+      !t.absent.has(n) && !t.refused.has(n) && !t.guarded.has(n) && !t.goneAt.has(n) && !t.unchecked.has(n),
   );
 }
 
 /**
  * One GET round: reads each pending namespace, recording it and its resourceVersion; a 404
- * records it gone at `clock.now()`.
+ * records it gone at `clock.now()`; any other answer (a 403, a 5xx the retries did not get
+ * past) records it `unchecked` with the error, and it is not read again: what was deleted so
+ * far stays in the result, and the scan afterwards looks at it again.
  * @returns in `waitFor`'s shape: done when none is pending, with the pending names.
- * @throws what the API throws other than 404.
+ * @throws ClusterAccessError (no answer at all) and what is no answer of the API server.
  */
 async function getPending(
   api: ApiClient,
@@ -283,6 +234,7 @@ async function getPending(
       if (ns.metadata?.resourceVersion) t.versions.set(name, ns.metadata.resourceVersion);
     } catch (error) {
       if (error instanceof KubernetesApiError && error.status === 404) t.goneAt.set(name, clock.now());
+      else if (error instanceof KubernetesApiError) t.unchecked.set(name, error.message);
       else throw error;
     }
   }
@@ -408,6 +360,17 @@ function namespaceOutcome(
     };
   if (t.goneAt.has(name))
     return { name, status: 'deleted', durationMs: t.goneAt.get(name)! - since, ...none };
+  const unchecked = t.unchecked.get(name);
+  if (unchecked !== undefined) {
+    options.log?.(`namespace ${name}: deletion requested, could not check it: ${unchecked}`);
+    return {
+      name,
+      status: 'not-waited',
+      message: `could not check: ${unchecked}`,
+      durationMs: clock.now() - since,
+      ...none,
+    };
+  }
   if (!options.waited) {
     options.log?.(`namespace ${name}: deletion requested, not waited for (the overall timeout ran out)`);
     return { name, status: 'not-waited', durationMs: 0, ...none };
@@ -442,47 +405,4 @@ function namespaceOutcome(
     finalizers: ns?.spec?.finalizers ?? [],
     metadataFinalizers,
   };
-}
-
-/**
- * One watch on namespaces from the oldest known resourceVersion of `names` (by name when
- * there is one); resolves when `done()` holds after an event or the window ends.
- * @throws Error when a version is missing or not comparable (the caller polls instead);
- *   KubernetesApiError from the watch.
- */
-async function watchNamespaces(
-  api: ApiClient,
-  names: readonly string[],
-  versions: ReadonlyMap<string, string>,
-  options: {
-    seconds: number;
-    onEvent: (name: string, type: string, ns: NamespaceObject) => void;
-    done: () => boolean;
-  },
-): Promise<void> {
-  const from = oldestResourceVersion(names.map((n) => versions.get(n) ?? ''));
-  if (from === undefined) throw new Error('no comparable resourceVersion to watch namespaces from');
-  const wanted = new Set(names);
-  const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), options.seconds * 1000);
-  try {
-    await api.watch(
-      {
-        path: '/api/v1/namespaces',
-        resourceVersion: from,
-        ...(names.length === 1 ? { query: { fieldSelector: `metadata.name=${names[0]}` } } : {}),
-        timeoutSeconds: options.seconds,
-        signal: stop.signal,
-      },
-      (event) => {
-        const name = event.object.metadata?.name ?? '';
-        if (event.type === 'BOOKMARK' || !wanted.has(name)) return false;
-        options.onEvent(name, event.type, event.object as NamespaceObject);
-        return options.done();
-      },
-    );
-  } finally {
-    clearTimeout(timer);
-    stop.abort();
-  }
 }

@@ -3,12 +3,12 @@
  * to wait for (and the kept, unserved and unverifiable ones), its hook objects, the namespaces it
  * touches, and for each namespace to delete the last stage whose releases touch it.
  */
-import { groupOf } from '../cluster/api-version.js';
+import { groupOf } from '../kube/api-version.js';
 import { keptByHelm, parseManifest } from '../helm/manifest.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { ResourceIndex } from './resource-index.js';
-import type { StageResult } from './teardown-result.js';
+import type { StageResult } from '../model/teardown-result.js';
 import type { AwaitedObject } from './wait-gone.js';
 
 /** Pure: the objects that a release's hooks create (from the stored hook manifests). */

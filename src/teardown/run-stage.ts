@@ -9,7 +9,7 @@ import { deleteCustomResourcesFirst, strandedReason } from './stage-custom-resou
 import { uninstallStage } from './stage-removal.js';
 import { awaitStageObjects } from './stage-wait.js';
 import type { StageContext } from './teardown-context.js';
-import type { StageResult } from './teardown-result.js';
+import type { StageResult } from '../model/teardown-result.js';
 
 /** Runs one stage: custom resources first (step 1), removal (step 2), the wait (step 3). */
 export async function runStage(

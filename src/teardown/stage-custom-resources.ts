@@ -3,15 +3,15 @@
  * controller still runs; and the decision it leads to (`strandedReason`: a release whose CRDs'
  * instances are still there, or unchecked, is not removed).
  */
-import { isBuiltInGroup } from '../cluster/built-in-groups.js';
+import { isBuiltInGroup } from '../kube/built-in-groups.js';
 import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { guardNamespace } from './scope-guard.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import type { CrdInstancesOutcome } from './teardown-result.js';
-import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
+import type { Blocker, CrdInstancesOutcome } from '../model/teardown-result.js';
+import { waitUntilGone, type AwaitedObject } from './wait-gone.js';
 
 /**
  * Waits within the stage budget until `awaited` are gone.

@@ -4,8 +4,10 @@
  * `helm uninstall`; a release `strandedReason` holds is skipped.
  */
 import pLimit from 'p-limit';
+import { inputRef, Inputs } from '../words/input-words.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import { describeRefusal, refusalOf, type RefusedRequest } from '../cluster/refusal.js';
+import { deletionRefusalOf } from '../cluster/refusal.js';
+import { describeRefusal, type RefusedRequest } from '../kube/refusal.js';
 import { collectionPath } from '../inventory/list.js';
 import type { PlannedStage } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
@@ -13,12 +15,8 @@ import { uninstallBatches, type NamespaceRemoval } from './remove-with-namespace
 import { protectedAmong } from './scope-guard.js';
 import { strandedReason } from './stage-custom-resources.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import {
-  helmDriverOf,
-  removalWords,
-  type CrdInstancesOutcome,
-  type ReleaseOutcome,
-} from './teardown-result.js';
+import { removalWords, type CrdInstancesOutcome, type ReleaseOutcome } from '../model/teardown-result.js';
+import { helmDriverOf } from './dry-run.js';
 import type { AwaitedObject } from './wait-gone.js';
 
 function tail(text: string, lines = 3): string {
@@ -34,7 +32,8 @@ function tail(text: string, lines = 3): string {
  * deleted (removalWithNamespaces never passes one; this is the last check).
  * Exported for its unit test; the teardown calls it through removeWithNamespaces.
  * @returns the first failure other than 404 (`guarded` first, then a refusal: `refused`, with
- *   the server's answer), or undefined when every object was deleted.
+ *   the server's answer, for any answer but 404 and 409, a 5xx of a failing webhook included:
+ *   `isFailedDeletion`), or undefined when every object was deleted.
  */
 export async function deleteDirectObjects(
   objects: readonly AwaitedObject[],
@@ -73,7 +72,7 @@ export async function deleteDirectObjects(
             ...(o.namespace ? { namespace: o.namespace } : {}),
             name: o.name,
           };
-          const refused = refusalOf(error, {
+          const refused = deletionRefusalOf(error, {
             step: 'delete-object',
             object,
             environmentNamespace: release.release.namespace,
@@ -141,11 +140,22 @@ async function removeWithNamespaces(
   };
 }
 
-/** `helm uninstall` of one release within the stage's budget. */
+/**
+ * Helm's error when the release has no record any more (helm/helm pkg/storage/driver
+ * `ErrReleaseNotFound`: "release: not found"), as Helm 3 and 4 print it on uninstall.
+ */
+const releaseNotFound = /(^|\s)release: not found\s*$/m;
+
+/**
+ * `helm uninstall` of one release within the stage's budget. "release: not found" (an
+ * overlapping run uninstalled it first) is success: the stage's wait then checks its objects.
+ * A helm that the budget stopped says so (`timedOut`), not only its exit code.
+ */
 async function helmUninstall(facts: ReleaseFacts, c: StageContext): Promise<ReleaseOutcome> {
   const before = facts.release.status;
   const t0 = c.clock.now();
-  const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: Math.max(1000, c.budget()) });
+  const budgetMs = Math.max(1000, c.budget());
+  const r = await c.ports.helm.uninstall(facts.release, { timeoutMs: budgetMs });
   const durationMs = c.clock.now() - t0;
   const outcome = {
     release: facts.key,
@@ -158,7 +168,19 @@ async function helmUninstall(facts: ReleaseFacts, c: StageContext): Promise<Rele
     c.ports.log(`uninstalled ${facts.key} (was ${before}) in ${durationMs} ms`);
     return { ...outcome, status: 'uninstalled' };
   }
-  const message = tail(r.stderr || r.stdout) || `helm exited with code ${r.exitCode} and printed nothing`;
+  if (!r.timedOut && !r.cancelled && releaseNotFound.test(r.stderr)) {
+    // Another run (an overlapping teardown) uninstalled it first; the stage's wait still checks
+    // that its objects are gone, and reports any that are not.
+    c.ports.log(
+      `${facts.key} was already uninstalled (helm: release: not found); its objects are checked next`,
+    );
+    return { ...outcome, status: 'uninstalled' };
+  }
+  const printed = tail(r.stderr || r.stdout);
+  const message = r.timedOut
+    ? `helm uninstall was stopped at the stage deadline (${Math.round(budgetMs / 1000)} s left of ${inputRef(Inputs.stageTimeout)} and ${inputRef(Inputs.timeout)}) before it ended` +
+      (printed ? `; it had printed: ${printed}` : '')
+    : printed || `helm exited with code ${r.exitCode} and printed nothing`;
   c.ports.log(`${removalWords(outcome)} ${facts.key} failed: ${message}`);
   return { ...outcome, status: 'failed', message };
 }

@@ -5,8 +5,8 @@
 import type { PlannedStage } from '../plan/build-plan.js';
 import { objectsToAwait } from './release-objects.js';
 import { describeError, isFatal, type StageContext } from './teardown-context.js';
-import type { ReleaseOutcome, StageResult } from './teardown-result.js';
-import { waitUntilGone, type AwaitedObject, type Blocker } from './wait-gone.js';
+import type { Blocker, ReleaseOutcome, StageResult } from '../model/teardown-result.js';
+import { waitUntilGone, type AwaitedObject } from './wait-gone.js';
 
 /** Step 3: wait until every object of the stage's manifests is gone; name what is left. */
 export async function awaitStageObjects(

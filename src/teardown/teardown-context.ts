@@ -4,14 +4,14 @@
  */
 import type { ApiClient } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
-import type { RefusedRequest } from '../cluster/refusal.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 import type { HelmPort } from '../helm/helm-cli.js';
 import type { TeardownPlan } from '../plan/build-plan.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import type { InFlight } from '../util/in-flight.js';
 import type { Clock } from '../util/wait.js';
 import type { KindAddress, ResourceIndex } from './resource-index.js';
-import type { ReleaseOutcome } from './teardown-result.js';
+import type { ReleaseOutcome } from '../model/teardown-result.js';
 
 /** The teardown's side effects (runTeardown's ports): the API, Helm, the resource index, logs and groups. */
 export interface TeardownPorts {

@@ -4,6 +4,7 @@ import { KubernetesApiError } from '../cluster/errors.js';
 import { collectionPath, metadataListAccept } from '../inventory/list.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import type { KindAddress } from './resource-index.js';
+import type { Blocker } from '../model/teardown-result.js';
 
 /** An object teardown waits for. */
 export interface AwaitedObject {
@@ -12,18 +13,6 @@ export interface AwaitedObject {
   readonly namespace?: string;
   readonly name: string;
   readonly address: KindAddress;
-}
-
-/** An object still present when the wait ended, with what holds it. */
-export interface Blocker {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly namespace?: string;
-  readonly name: string;
-  /** Finalizers still on the object; empty for an object that was never deleted. */
-  readonly finalizers: readonly string[];
-  /** RFC 3339; absent when nobody asked to delete it (e.g. helm uninstall failed). */
-  readonly deletionTimestamp?: string;
 }
 
 interface Meta {

@@ -8,6 +8,8 @@ export interface CommandResult {
   readonly stderr: string;
   /** True when `signal` stopped it (SIGTERM), or it was never started because the run was cancelled. */
   readonly cancelled?: boolean;
+  /** True when `timeoutMs` ran out and it was killed (exit code 124 when it gave none). */
+  readonly timedOut?: boolean;
 }
 
 /** Options of one `CommandRunner.run`. */
@@ -50,6 +52,7 @@ export const execaRunner: CommandRunner = {
       stdout: String(result.stdout ?? ''),
       stderr: String(result.stderr ?? ''),
       ...(result.isCanceled ? { cancelled: true } : {}),
+      ...(result.timedOut ? { timedOut: true } : {}),
     };
   },
   async find(file) {

@@ -25,6 +25,31 @@ export interface RetryOptions {
   readonly maxDelayMs?: number;
   readonly onRetry?: (notice: RetryNotice) => void;
   readonly signal?: AbortSignal;
+  /**
+   * When the retries must end (ms since the epoch, on `now`'s clock): a retry that would start
+   * at or after it (its backoff and retry-after included) is not made, and the last error is
+   * thrown marked `cutAtDeadline` (`wasCutAtDeadline`). Default: none.
+   */
+  readonly deadlineAt?: number;
+  /** The clock of `deadlineAt` (default Date.now). */
+  readonly now?: () => number;
+}
+
+const cutMark = Symbol('kube-sweep.cutAtDeadline');
+
+/**
+ * Whether `error` ended its retries because the next one would have started past their
+ * `deadlineAt` (the overall `timeout`): not tried again, though it was worth it.
+ */
+export function wasCutAtDeadline(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[cutMark] === true;
+}
+
+/** Marks `error` as cut at the deadline (`wasCutAtDeadline`) and returns it. */
+export function markCutAtDeadline<E>(error: E): E {
+  if (typeof error === 'object' && error !== null)
+    Object.defineProperty(error, cutMark, { value: true, enumerable: false });
+  return error;
 }
 
 /** Longest retry-after that is honoured, in seconds; an error asking for more is capped. */
@@ -35,9 +60,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Runs `operation` with exponential backoff (p-retry) while `options.isRetryable` says a
  * failure is worth another try, waiting at least the error's `retryAfterSeconds` (capped at
- * 30 s) before the next one. A thrown non-Error (another realm's error, a plain object) is
+ * 30 s) before the next one, and never starting one past `options.deadlineAt`. A thrown non-Error (another realm's error, a plain object) is
  * wrapped in an Error that keeps its `name` and `message`, with the original as `cause`.
- * @throws the last error when it is not retryable or the retries are used up.
+ * @throws the last error when it is not retryable or the retries are used up; marked
+ *   `wasCutAtDeadline` when the next retry would have started past `options.deadlineAt`.
  */
 export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions) {
   return pRetry(
@@ -71,6 +97,9 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
         const asked = options.retryAfterSeconds?.(error);
         const retryAfter = asked === undefined ? 0 : Math.min(asked, maxRetryAfterSeconds) * 1000;
         const extra = Math.max(0, retryAfter - retryDelay);
+        const now = (options.now ?? Date.now)();
+        if (options.deadlineAt !== undefined && now + retryDelay + extra >= options.deadlineAt)
+          throw markCutAtDeadline(error);
         options.onRetry?.({ attempt: attemptNumber, retriesLeft, delayMs: retryDelay + extra, error });
         if (extra > 0) await sleep(extra);
       },

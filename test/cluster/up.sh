@@ -209,6 +209,8 @@ fi
 {
   echo "export KUBECONFIG='$dir/kubeconfig'"
   echo "export KUBE_SWEEP_CLUSTER_DIR='$dir'"
+  echo "export KUBE_SWEEP_APISERVER_PORT='$api_port'"
+  echo "export KUBE_SWEEP_ETCD_PORT='$etcd_port'"
   echo "export KUBE_SWEEP_ETCD_ENDPOINT='http://127.0.0.1:$etcd_port'"
   echo "export KUBE_SWEEP_AUTHN_WEBHOOK_PORT='$authn_webhook_port'"
   echo "export KUBECTL='$kubectl_bin'"

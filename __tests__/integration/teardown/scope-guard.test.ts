@@ -14,7 +14,7 @@ import { resolveScope } from '../../../src/plan/scope.js';
 import { teardownVerdict } from '../../../src/report/report.js';
 import { resourceIndex } from '../../../src/teardown/resource-index.js';
 import { runTeardown } from '../../../src/teardown/run-teardown.js';
-import type { TeardownResult } from '../../../src/teardown/teardown-result.js';
+import type { TeardownResult } from '../../../src/model/teardown-result.js';
 import { auditMark, kubeSweepRequestsSince } from '../support/audit.js';
 import {
   adminApiForSuite,

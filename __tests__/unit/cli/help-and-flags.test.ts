@@ -6,7 +6,8 @@
 import { parseCommandLine } from '../../../src/cli/index.js';
 import { commandHelp } from '../../../src/cli/help.js';
 import { InputDocs } from '../../../src/config/input-docs.js';
-import { InputDefaults, Inputs, modeNames, renderFaceWords } from '../../../src/config/inputs.js';
+import { InputDefaults, modeNames } from '../../../src/config/inputs.js';
+import { Inputs, renderFaceWords } from '../../../src/words/input-words.js';
 import { cli } from '../support/cli.js';
 
 test.each([[['help']], [['-h']], [['--help']]])(

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inFlagTerms, text, usage } from '../../../src/cli/index.js';
-import { byFace, inputEmpty, inputRef, Inputs, inputSet, inputWord } from '../../../src/config/inputs.js';
+import { byFace, inputEmpty, inputRef, Inputs, inputSet, inputWord } from '../../../src/words/input-words.js';
 import { inFaceTerms } from '../../../src/report/face.js';
 import type { Finding } from '../../../src/rules/findings.js';
 import type { Report } from '../../../src/report/report.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterAccessError } from '../../../src/cluster/errors.js';
 import { loadKubeconfig, writeKubeconfigFile } from '../../../src/cluster/kubeconfig.js';
-import { renderFaceWords } from '../../../src/config/inputs.js';
+import { renderFaceWords } from '../../../src/words/input-words.js';
 
 const certData = Buffer.from(
   '-----BEGIN CERTIFICATE-----\nMIIBcertificatebodyline1\n-----END CERTIFICATE-----\n',

@@ -2,13 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { InputDocs } from '../../../src/config/input-docs.js';
-import {
-  InputDefaults,
-  Inputs,
-  Outputs,
-  renderFaceWords,
-  RunnerDefaults,
-} from '../../../src/config/inputs.js';
+import { InputDefaults, Outputs, RunnerDefaults } from '../../../src/config/inputs.js';
+import { Inputs, renderFaceWords } from '../../../src/words/input-words.js';
 
 const action = parse(readFileSync(join(process.cwd(), 'action.yml'), 'utf8')) as {
   inputs: Record<string, { description: string; default: string }>;

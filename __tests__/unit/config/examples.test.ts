@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { Inputs } from '../../../src/config/inputs.js';
+import { Inputs } from '../../../src/words/input-words.js';
 
 interface Step {
   uses?: string;

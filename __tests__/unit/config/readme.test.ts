@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Inputs, Outputs } from '../../../src/config/inputs.js';
+import { Outputs } from '../../../src/config/inputs.js';
+import { Inputs } from '../../../src/words/input-words.js';
 import { retryableStatuses } from '../../../src/cluster/retry-policy.js';
 import { findingCodes } from '../../../src/rules/codes.js';
 import { maxDurationText } from '../../../src/config/input-values.js';

@@ -1,4 +1,5 @@
-import { InputDefaults, Inputs, renderFaceWords, type InputName } from '../../../src/config/inputs.js';
+import { InputDefaults } from '../../../src/config/inputs.js';
+import { Inputs, renderFaceWords, type InputName } from '../../../src/words/input-words.js';
 import parseDuration from 'parse-duration';
 import { maxDurationMs, maxDurationText } from '../../../src/config/input-values.js';
 import { InputError, parseSettings, type Settings } from '../../../src/config/settings.js';
@@ -156,6 +157,9 @@ const badInputs: [Partial<Record<InputName, string>>, InputName, RegExp][] = [
   [{ selector: 'a=b=c' }, 'selector', /input 'selector'/],
   [{ releases: 'just-a-name' }, 'releases', /'just-a-name'; write each release as namespace\/name/],
   [{ releases: 'a/b/c' }, 'releases', /namespace\/name/],
+  // Helm's release name rule (kube/object-names.ts isHelmReleaseName), as for the records read from the cluster.
+  [{ releases: 'pr-1/a..b' }, 'releases', /namespace\/name/],
+  [{ releases: `pr-1/${'a'.repeat(54)}` }, 'releases', /namespace\/name/],
   [
     { namespaces: 'x', order: 'app operator' },
     'order',

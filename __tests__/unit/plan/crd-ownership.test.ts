@@ -5,7 +5,7 @@ import {
   type LiveCrd,
 } from '../../../src/plan/crd-ownership.js';
 import { releaseFacts, type ProvidedCrd } from '../../../src/plan/release-facts.js';
-import { isBuiltInGroup } from '../../../src/cluster/built-in-groups.js';
+import { isBuiltInGroup } from '../../../src/kube/built-in-groups.js';
 import { recordedRelease } from '../support/fixtures.js';
 
 // Recorded: stack ships widgets.stack.kube-sweep.test in crds/; operator ships widgets.fixture4.kube-sweep.test in its templates.

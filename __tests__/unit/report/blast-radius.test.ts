@@ -1,7 +1,7 @@
 import { text, usage } from '../../../src/cli/index.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import type { Report } from '../../../src/report/report.js';
-import type { BlastRadius } from '../../../src/teardown/blast-radius.js';
+import type { BlastRadius } from '../../../src/model/dry-run.js';
 
 const blastRadius: BlastRadius = {
   namespaces: ['pr-12-api', 'pr-12-db'],

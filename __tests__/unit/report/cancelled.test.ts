@@ -1,5 +1,5 @@
 import { cancelledMessage, commandText, progressRecorder } from '../../../src/report/cancelled.js';
-import type { ReleaseOutcome } from '../../../src/teardown/teardown-result.js';
+import type { ReleaseOutcome } from '../../../src/model/teardown-result.js';
 
 const outcome = (release: string, status: ReleaseOutcome['status'], method: ReleaseOutcome['method']) =>
   ({ release, status, method, helmStatusBefore: 'deployed', durationMs: 1 }) as ReleaseOutcome;

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadKubeconfig } from '../../../src/cluster/kubeconfig.js';
 import { ensureKindCluster } from '../../../src/cluster/kind.js';
-import { Inputs } from '../../../src/config/inputs.js';
+import { Inputs } from '../../../src/words/input-words.js';
 import { checkHelm } from '../../../src/helm/helm-cli.js';
 import { OrderingCycleError } from '../../../src/plan/stages.js';
 import { inFaceTerms } from '../../../src/report/face.js';
@@ -95,6 +95,7 @@ test('every message that names an input names it in the action words and in the 
 /** Files whose words are one face's only: the action's own step and GitHub output, the CLI, the inputs' data. */
 const oneFace = new Set([
   'config/inputs.ts',
+  'words/input-words.ts',
   'config/input-docs.ts',
   'main.ts',
   'post.ts',

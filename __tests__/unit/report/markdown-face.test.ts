@@ -1,7 +1,7 @@
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import type { Report } from '../../../src/report/report.js';
 import type { Finding } from '../../../src/rules/findings.js';
-import { inputRef, Inputs, inputWord } from '../../../src/config/inputs.js';
+import { inputRef, Inputs, inputWord } from '../../../src/words/input-words.js';
 
 const finding: Finding = {
   key: 'StuckFinalizer:x',

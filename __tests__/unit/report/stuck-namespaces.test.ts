@@ -5,7 +5,7 @@
  */
 import { leftoversMessage } from '../../../src/action/main.js';
 import { teardownCounts, type Report } from '../../../src/report/report.js';
-import type { NamespaceOutcome } from '../../../src/teardown/namespaces.js';
+import type { NamespaceOutcome } from '../../../src/model/teardown-result.js';
 
 const namespace = (name: string, status: NamespaceOutcome['status']): NamespaceOutcome => ({
   name,

@@ -3,7 +3,7 @@
  * error while the object is still there, info when it is gone anyway; a namespace's refused
  * deletecollections are one warning; no refusal, no finding (the clean negative).
  */
-import type { RefusedRequest } from '../../../src/cluster/refusal.js';
+import type { RefusedRequest } from '../../../src/kube/refusal.js';
 import { deletionRefusedRule } from '../../../src/rules/deletion-refused.js';
 import { runRules } from '../../../src/rules/index.js';
 import { loadRecordedFixture, replayContext } from './support/recorded-fixture.js';

@@ -3,7 +3,7 @@ import { buildPlan } from '../../../src/plan/build-plan.js';
 import { renderBlastRadius } from '../../../src/report/markdown.js';
 import { blastRadiusOf } from '../../../src/teardown/blast-radius.js';
 import { dryRunOf } from '../../../src/teardown/dry-run.js';
-import { removalWords } from '../../../src/teardown/teardown-result.js';
+import { removalWords } from '../../../src/model/teardown-result.js';
 import { deleteNamespaceContent } from '../../../src/teardown/namespace-content.js';
 import { recordedRelease } from '../support/fixtures.js';
 import { helm4Resources, served } from '../support/served-resources.js';

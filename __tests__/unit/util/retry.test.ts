@@ -1,4 +1,4 @@
-import { withRetries } from '../../../src/util/retry.js';
+import { wasCutAtDeadline, withRetries } from '../../../src/util/retry.js';
 
 class Busy extends Error {
   constructor(readonly waitSeconds?: number) {
@@ -80,4 +80,53 @@ test("a throw from another realm (AbortSignal.timeout's DOMException in jest's v
   expect(result).toBe('ok');
   expect(calls).toBe(2);
   expect(seen).toEqual(['TimeoutError: The operation was aborted due to timeout']);
+});
+
+test('no retry starts at or past the deadline: the last error is thrown, marked cut at the deadline', async () => {
+  // A clock that each try moves on by 4 s; the deadline is at 10 s.
+  let now = 0;
+  let calls = 0;
+  const error = await withRetries(
+    async () => {
+      calls++;
+      now += 4000;
+      throw new Busy();
+    },
+    { isRetryable: busyOnly, retries: 10, minDelayMs: 1, maxDelayMs: 1, deadlineAt: 10_000, now: () => now },
+  ).catch((e: unknown) => e);
+  expect((error as Error).message).toBe('busy');
+  // Tries at 4 s and 8 s were retried; after the one that ended at 12 s none starts.
+  expect(calls).toBe(3);
+  expect(wasCutAtDeadline(error)).toBe(true);
+});
+
+test('a Retry-After that would carry the next try past the deadline is not waited: one try, cut', async () => {
+  let calls = 0;
+  const waited: number[] = [];
+  const error = await withRetries(
+    async () => {
+      calls++;
+      throw new Busy(30);
+    },
+    {
+      isRetryable: busyOnly,
+      retryAfterSeconds: (e) => (e instanceof Busy ? e.waitSeconds : undefined),
+      deadlineAt: 20_000,
+      now: () => 0,
+      onRetry: (n) => waited.push(n.delayMs),
+    },
+  ).catch((e: unknown) => e);
+  expect(calls).toBe(1);
+  expect(waited).toEqual([]);
+  expect(wasCutAtDeadline(error)).toBe(true);
+});
+
+test('retries used up before the deadline are not marked cut at the deadline', async () => {
+  const error = await withRetries(
+    async () => {
+      throw new Busy();
+    },
+    { isRetryable: busyOnly, retries: 1, minDelayMs: 1, maxDelayMs: 1, deadlineAt: Date.now() + 60_000 },
+  ).catch((e: unknown) => e);
+  expect(wasCutAtDeadline(error)).toBe(false);
 });

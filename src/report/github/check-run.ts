@@ -1,7 +1,7 @@
 import type { Finding } from '../../rules/findings.js';
 import type { Severity } from '../../rules/severity.js';
 import { fitMarkdown } from '../markdown.js';
-import type { Report, Verdict } from '../report.js';
+import { errorKind, type Report, type Verdict } from '../report.js';
 import { showInvisible } from '../../util/show-invisible.js';
 import type { GitHubContext } from './context.js';
 import type { Octokit } from './octokit.js';
@@ -127,7 +127,7 @@ export function checkRunOutput(report: Report, markdown: string, runUrl?: string
     ? `the job summary of [the workflow run](${runUrl})`
     : "the workflow run's job summary";
   return {
-    title: `kube-sweep ${report.mode}: ${verdictTitles[report.verdict]}${counts}`,
+    title: `kube-sweep ${report.mode}: ${{ cancelled: 'cancelled', stopped: 'stopped before it finished', 'could-not-run': verdictTitles.error, none: verdictTitles[report.verdict] }[errorKind(report) ?? 'none']}${counts}`,
     summary: fitMarkdown(
       markdown,
       checkRunLimits.summary,

@@ -4,7 +4,7 @@ import { readGitHubContext, type GitHubContext } from './context.js';
 import { createOctokit, GitHubNetworkError, type Octokit } from './octokit.js';
 import { commentBody, commentMarker, upsertComment } from './pr-comment.js';
 import type { GitHubPublications, Publication } from './publications.js';
-import { byFace, inputEmpty, Inputs } from '../../config/inputs.js';
+import { byFace, inputEmpty, Inputs } from '../../words/input-words.js';
 
 /** What to publish (inputs pr-comment, check-run, github-token). */
 export interface PublishSettings {

@@ -310,6 +310,11 @@ export function cutSnapshot(inventory: Inventory, selection: RecordSelection): I
     ...(inventory.helmRecords
       ? { helmRecords: inventory.helmRecords.filter((r) => namespaces.has(r.storage.namespace)) }
       : {}),
+    ...(inventory.undecodableHelmRecords
+      ? {
+          undecodableHelmRecords: inventory.undecodableHelmRecords.filter((r) => namespaces.has(r.namespace)),
+        }
+      : {}),
     ...(inventory.etcd
       ? {
           etcd: {

@@ -1,10 +1,15 @@
 import {
+  dns1123LabelFormat,
   isApiVersion,
+  isDns1035Label,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isHelmReleaseName,
   isKindName,
   isNamespaceName,
   objectNameProblem,
   requestPathProblem,
-} from '../../../src/cluster/object-names.js';
+} from '../../../src/kube/object-names.js';
 
 test.each(['.', '..', '', 'a/b', '50%', '%2e', '\ud800x', 'x\udc00'])(
   '%j cannot be an object name',
@@ -23,6 +28,23 @@ test.each(['web', 'system:controller:web', 'w.1', 'UPPER_case', '...'])(
 test('namespace names are DNS-1123 labels', () => {
   expect(['pr-1', 'a', 'a'.repeat(63)].every(isNamespaceName)).toBe(true);
   expect(['', '..', 'A', '-a', 'a-', 'a.b', 'a'.repeat(64)].some(isNamespaceName)).toBe(false);
+});
+
+test('DNS-1123 labels and subdomains, DNS-1035 labels (apimachinery validation.go)', () => {
+  expect(['a', '0', 'pr-1', 'a'.repeat(63)].every(isDns1123Label)).toBe(true);
+  expect(['', 'A', '-a', 'a-', 'a.b', 'a_b', 'a'.repeat(64)].some(isDns1123Label)).toBe(false);
+  expect(['a', 'a.b', 'example.com', `${'a'.repeat(63)}.${'b'.repeat(63)}`].every(isDns1123Subdomain)).toBe(
+    true,
+  );
+  expect(['', '.a', 'a.', 'a..b', 'a.-b', 'A.b', 'a'.repeat(254)].some(isDns1123Subdomain)).toBe(false);
+  expect(['a', 'v1', 'configmaps', 'a'.repeat(63)].every(isDns1035Label)).toBe(true);
+  expect(['1v', '-a', '', 'a.b', 'a'.repeat(64)].some(isDns1035Label)).toBe(false);
+  expect(new RegExp(`^${dns1123LabelFormat}$`).test('pr-1')).toBe(true);
+});
+
+test('Helm release names: DNS-1123 labels joined by dots, at most 53 characters (chartutil ValidateReleaseName)', () => {
+  expect(['web', 'web.v2', 'a-1', 'a'.repeat(53)].every(isHelmReleaseName)).toBe(true);
+  expect(['', 'Web', 'a..b', 'a.-b', '-a', 'a_b', 'a'.repeat(54)].some(isHelmReleaseName)).toBe(false);
 });
 
 test('apiVersions and kinds as Kubernetes writes them', () => {

@@ -1,11 +1,10 @@
 /**
- * What a teardown reports, as data: each release's outcome, each stage's result, the objects Helm
- * hooks left, and the whole teardown's result (report/ renders it, run-teardown.ts returns it).
+ * What a teardown reports, as data: each release's outcome, each stage's result, each
+ * namespace's outcome, the objects Helm hooks left, and the whole teardown's result. The result
+ * model: teardown/ builds it (run-teardown.ts returns it), the engine hands it to report/, which
+ * renders it without importing teardown/.
  */
-import type { RefusedRequest } from '../cluster/refusal.js';
-import type { NamespaceOutcome } from './namespaces.js';
-import type { Blocker } from './wait-gone.js';
-import type { HelmRelease } from '../helm/release-storage.js';
+import type { RefusedRequest } from '../kube/refusal.js';
 
 /** How a release would be removed: by `helm uninstall`, or with its namespaces (`uninstall-mode: auto`). */
 export interface PlannedRemoval {
@@ -17,11 +16,6 @@ export interface PlannedRemoval {
    * `HELM_DRIVER=configmap`); absent for a release stored in Secrets (Helm's default driver).
    */
   readonly helmDriver?: 'configmap';
-}
-
-/** Pure: `helmDriver` of a release's removal: `configmap` for a ConfigMap record, absent for a Secret. */
-export function helmDriverOf(release: HelmRelease): Pick<PlannedRemoval, 'helmDriver'> {
-  return release.storage.kind === 'ConfigMap' ? { helmDriver: 'configmap' } : {};
 }
 
 /**
@@ -131,4 +125,69 @@ export interface TeardownResult {
   readonly durationMs: number;
   /** True when the overall `timeout` ran out (later waits were cut short). */
   readonly timedOut: boolean;
+}
+
+/** An object still present when the wait ended, with what holds it. */
+export interface Blocker {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  /** Finalizers still on the object; empty for an object that was never deleted. */
+  readonly finalizers: readonly string[];
+  /** RFC 3339; absent when nobody asked to delete it (e.g. helm uninstall failed). */
+  readonly deletionTimestamp?: string;
+}
+
+/** A namespace condition as the namespace controller writes it (k8s.io/api core/v1 NamespaceCondition). */
+export interface NamespaceCondition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What became of one namespace. Durations in ms. */
+export interface NamespaceOutcome {
+  readonly name: string;
+  /**
+   * `deleted`: gone; `stuck`: still Terminating when the wait ended; `absent`: was not there;
+   * `not-waited`: deletion requested, but the overall `timeout` had run out (or cut the wait
+   *   short: less than a `stage-timeout` was left for it, and the namespace's conditions named no
+   *   cause when it ended), so it was not waited for long enough. A namespace waited for a whole
+   *   `stage-timeout` and still Terminating is `stuck`, whatever its conditions say.
+   * `refused`: the API server refused its DELETE (RBAC, an admission policy or webhook, a
+   *   quota); it is still there, not Terminating, and `message` quotes the server.
+   * `protected`: kube-sweep sent no DELETE: read just before it, the namespace was protected
+   *   (the `protect` input, the kube-sweep.io/protected=true label added after the plan was
+   *   made: teardown/scope-guard.ts); it is still there, and `message` says why.
+   */
+  readonly status: 'deleted' | 'stuck' | 'absent' | 'not-waited' | 'refused' | 'protected';
+  /**
+   * For `refused`: `refused (HTTP <status> <reason>): <the server's message>`; for `protected`:
+   * `protected (<why>) when read just before its DELETE`. For `not-waited` when the overall
+   * timeout is not why: what stopped the wait (`could not check: <the error>` when reading the
+   * namespace failed, or the run stopped before it was seen gone).
+   */
+  readonly message?: string;
+  /**
+   * From the namespace's deletion request until the wait saw it gone. The wait starts after
+   * the last stage, so for a namespace deleted during an earlier stage this is an upper
+   * bound (it may have gone long before).
+   */
+  readonly durationMs: number;
+  /**
+   * For `stuck`: the deletion conditions that are True (NamespaceDeletionDiscoveryFailure,
+   * NamespaceDeletionContentFailure, NamespaceContentRemaining, NamespaceFinalizersRemaining,
+   * NamespaceDeletionGroupVersionParsingFailure): their messages name the group-versions that
+   * failed discovery, the resources that remain and the finalizers that hold them.
+   */
+  readonly blockingConditions: readonly NamespaceCondition[];
+  /** `spec.finalizers` still on the namespace (normally [kubernetes] while content remains). */
+  readonly finalizers: readonly string[];
+  /**
+   * `metadata.finalizers` on the namespace object itself: a controller's own hold, which no
+   * condition reports and which the namespace controller never removes.
+   */
+  readonly metadataFinalizers: readonly string[];
 }

@@ -1,7 +1,7 @@
 /**
  * The API groups the Kubernetes API server serves itself (k8s.io/kubernetes pkg/controlplane
  * and staging/src/k8s.io/apiextensions-apiserver, kube-aggregator: the groups of the built-in
- * REST storage, through v1.35), never a CustomResourceDefinition's: the core group `''`, the
+ * REST storage, through v1.37), never a CustomResourceDefinition's: the core group `''`, the
  * legacy groups without a dot, and the `*.k8s.io` groups below. A CRD may be created in a
  * `*.k8s.io` group (with the `api-approved.kubernetes.io` annotation), but for these the
  * built-in handler answers first, so a "CRD" of one names Kubernetes' own kind.

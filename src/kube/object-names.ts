@@ -27,26 +27,66 @@ export function objectNameProblem(name: string): string | undefined {
   return bad === undefined ? undefined : `it contains '${bad}'`;
 }
 
-/** A namespace name: a DNS-1123 label of at most 63 characters (k8s.io/apimachinery pkg/util/validation `IsDNS1123Label`). */
-const namespaceNamePattern = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/**
+ * The DNS-1123 label format as regular-expression source, unanchored: lower-case alphanumerics
+ * and inner `-` (k8s.io/apimachinery pkg/util/validation/validation.go `dns1123LabelFmt`). The
+ * one place it is written: the label, subdomain, release-name and qualified-name checks of
+ * kube-sweep are all built from it.
+ */
+export const dns1123LabelFormat = '[a-z0-9](?:[-a-z0-9]*[a-z0-9])?';
 
-/** Pure: whether `name` can be a namespace's name (a DNS-1123 label). */
-export function isNamespaceName(name: string): boolean {
-  return namespaceNamePattern.test(name);
+/**
+ * The DNS-1123 subdomain format, unanchored: labels joined by `.` (validation.go
+ * `dns1123SubdomainFmt`).
+ */
+export const dns1123SubdomainFormat = `${dns1123LabelFormat}(?:\\.${dns1123LabelFormat})*`;
+
+const dns1123Label = new RegExp(`^${dns1123LabelFormat}$`);
+const dns1123Subdomain = new RegExp(`^${dns1123SubdomainFormat}$`);
+/** A DNS-1035 label: a DNS-1123 label that starts with a letter (validation.go `dns1035LabelFmt`). */
+const dns1035Label = new RegExp(`^(?=[a-z])${dns1123LabelFormat}$`);
+
+/** Pure: whether `name` is a DNS-1123 label: at most 63 characters of `dns1123LabelFormat` (validation.go `IsDNS1123Label`). */
+export function isDns1123Label(name: string): boolean {
+  return name.length <= 63 && dns1123Label.test(name);
+}
+
+/** Pure: whether `name` is a DNS-1123 subdomain: at most 253 characters of `dns1123SubdomainFormat` (validation.go `IsDNS1123Subdomain`). */
+export function isDns1123Subdomain(name: string): boolean {
+  return name.length <= 253 && dns1123Subdomain.test(name);
+}
+
+/** Pure: whether `name` is a DNS-1035 label: at most 63 characters, a DNS-1123 label that starts with a letter (validation.go `IsDNS1035Label`). */
+export function isDns1035Label(name: string): boolean {
+  return name.length <= 63 && dns1035Label.test(name);
 }
 
 /**
- * An apiVersion as Kubernetes writes it: `v1` (the core group) or `<group>/<version>`, the group
- * a DNS-1123 subdomain and the version a DNS-1035 label (CRD versions:
- * k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation). `/v1`, which
- * k8s.io/apimachinery `ParseGroupVersion` would read as the core group, is not one of them.
+ * Pure: whether `name` is a Helm release name: at most 53 characters of DNS-1123 labels joined
+ * by dots (helm.sh/helm/v3 pkg/chartutil/validate_name.go `ValidateReleaseName`, the same rule
+ * in Helm 4). Both the `releases` input and the release records read from the cluster are
+ * checked with it.
  */
-const apiVersionPattern =
-  /^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+export function isHelmReleaseName(name: string): boolean {
+  return name.length <= 53 && dns1123Subdomain.test(name);
+}
 
-/** Pure: whether `apiVersion` is written as Kubernetes writes one (`v1`, `apps/v1`, `example.com/v1beta1`). */
+/** Pure: whether `name` can be a namespace's name (a DNS-1123 label, `isDns1123Label`). */
+export function isNamespaceName(name: string): boolean {
+  return isDns1123Label(name);
+}
+
+/**
+ * Pure: whether `apiVersion` is written as Kubernetes writes one (`v1`, `apps/v1`,
+ * `example.com/v1beta1`): `v1` (the core group) or `<group>/<version>`, the group a DNS-1123
+ * subdomain and the version a DNS-1035 label (CRD versions: k8s.io/apiextensions-apiserver
+ * pkg/apis/apiextensions/validation). `/v1`, which k8s.io/apimachinery `ParseGroupVersion`
+ * would read as the core group, is not one of them.
+ */
 export function isApiVersion(apiVersion: string): boolean {
-  return apiVersion.length <= 317 && apiVersionPattern.test(apiVersion);
+  const slash = apiVersion.indexOf('/');
+  if (slash >= 0 && !isDns1123Subdomain(apiVersion.slice(0, slash))) return false;
+  return isDns1035Label(apiVersion.slice(slash + 1));
 }
 
 /** A kind: a DNS-1035 label once lower-cased, as a CRD's kind must be (letters, digits and inner `-`, starting with a letter). */
