@@ -23,7 +23,8 @@ import {
   scanVerdict,
   summarizeInventory,
   summarizePlan,
-  teardownVerdict,
+  teardownIncomplete,
+  failsOnNothing,
   type Mode,
   type Report,
 } from './report/report.js';
@@ -35,6 +36,7 @@ import { fullObjectsOf } from './rules/kubernetes-objects.js';
 import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js';
 import {
   diagnoseLeftovers,
+  leftoverStillThere,
   withCauses,
   type Leftover,
   type LeftoverDiagnosis,
@@ -288,9 +290,11 @@ function scan(
       `against the baseline ${compared.summary.path}: ${compared.summary.new} new, ${compared.summary.still} still there, ${compared.summary.resolved.length} resolved`,
     );
   // fail-on-new: only new findings fail (with no baseline, every finding is new).
-  const failing = failingFindings(findings, settings.failOn).filter(
+  const overPolicy = failingFindings(findings, settings.failOn).filter(
     (f) => !settings.failOnNew || (f as { baseline?: string }).baseline !== 'still',
   );
+  const judged = judgeLeftovers(settings, inventory, diagnosed ?? [], keptKeys);
+  const failing = findings.filter((f) => overPolicy.includes(f) || judged.failingKeys.has(f.key));
   ports.info(
     `scan (${settings.scanScope}): ${findings.length} findings, ${failing.length} over ${inputRef(Inputs.failOn)}` +
       (all.length > inScope.length
@@ -303,10 +307,36 @@ function scan(
   return {
     findings,
     failing,
+    unexplainedLeftovers: judged.unexplained,
     suppressed,
     ...(leftovers ? { leftovers } : {}),
     ...(compared ? { baseline: compared.summary } : {}),
   };
+}
+
+/**
+ * Pure: how the objects a teardown left behind (`diagnosed`, before `ignore`) weigh on the
+ * verdict. An object still in the snapshot fails the run whatever its findings' severity (it is
+ * the teardown's own leftover), unless `fail-on` is `never` or `ignore` suppressed every finding
+ * that explains it (`keptKeys` are the findings `ignore` kept). `failingKeys`: the kept findings
+ * that explain a failing leftover (they join `failing`, so the summary shows them as root causes
+ * to act on); `unexplained`: failing leftovers no finding explains.
+ */
+function judgeLeftovers(
+  settings: Settings,
+  inventory: Inventory,
+  diagnosed: readonly LeftoverDiagnosis[],
+  keptKeys: ReadonlySet<string>,
+): { failingKeys: Set<string>; unexplained: number } {
+  const failingKeys = new Set<string>();
+  let unexplained = 0;
+  if (failsOnNothing(settings.failOn)) return { failingKeys, unexplained };
+  for (const d of diagnosed) {
+    if (!leftoverStillThere(inventory, d.object)) continue;
+    if (d.findings.length === 0) unexplained += 1;
+    for (const k of d.findings) if (keptKeys.has(k)) failingKeys.add(k);
+  }
+  return { failingKeys, unexplained };
 }
 
 async function plan(settings: Settings, cluster: OpenCluster, inventory: Inventory, ports: EnginePorts) {
@@ -663,10 +693,16 @@ function hookObjectsOfReleases(teardown: TeardownResult): HookObjectOfRelease[] 
  */
 function teardownRunVerdict(
   teardown: TeardownResult,
-  scanned: { error?: string; failing: readonly Finding[]; inventory: Inventory },
+  scanned: {
+    error?: string;
+    failing: readonly Finding[];
+    unexplainedLeftovers: number;
+    inventory: Inventory;
+  },
 ): Report['verdict'] {
   if (scanned.error) return 'error';
-  if (teardownVerdict(teardown) === 'leftovers' || scanned.failing.length > 0) return 'leftovers';
+  if (teardownIncomplete(teardown) || scanned.failing.length > 0 || scanned.unexplainedLeftovers > 0)
+    return 'leftovers';
   return scanned.inventory.coverage.length > 0 ? 'partial' : 'clean';
 }
 

@@ -54,8 +54,15 @@ test.each([
   expect(r.stderr).toBe(`kube-sweep: ${message}`);
 });
 
-test('kube-sweep with no command: a command is needed, then the usage, on stderr; exit 2', async () => {
+test('kube-sweep with no command and no flag prints the general help; exit 0', async () => {
   const r = await cli([]);
+  expect(r.exitCode).toBe(0);
+  expect(r.stderr).toBe('');
+  expect(r.stdout).toContain(usage);
+});
+
+test('kube-sweep with flags but no command: a command is needed, then the usage, on stderr; exit 2', async () => {
+  const r = await cli(['-n', 'pr-1']);
   expect(r.exitCode).toBe(2);
   expect(r.stdout).toBe('');
   expect(r.stderr).toBe(

@@ -81,12 +81,13 @@ test('kube-sweep --version prints the version and the commit it was built from',
   expect(result.stdout).toBe(versionLine({ version, commit })); // execa strips the final new line
 });
 
-test('kube-sweep --help starts with the three ways to install', async () => {
+test('kube-sweep --help starts with the ways to install that exist, and no npm command', async () => {
   const result = await run(['--help']);
   expect(result.exitCode).toBe(0);
   const lines = result.stdout.split('\n');
   expect(lines[0]).toMatch(/^Install/);
-  expect(result.stdout).toMatch(/npm i -g kube-sweep/);
+  expect(result.stdout).not.toMatch(/npm i -g kube-sweep|npx kube-sweep/);
+  expect(result.stdout).toContain('the npm name is reserved for a future release');
   expect(result.stdout).toMatch(/single executable/);
   expect(result.stdout).toMatch(/kubectl sweep/);
 });

@@ -36,17 +36,24 @@ export const booleanInputs: ReadonlySet<InputName> = new Set<InputName>([
 
 /**
  * The CLI's flags for node:util parseArgs: every input but `mode` (the command word is the mode:
- * a `--mode plan` beside `teardown` must not be ignored); then --output, --all-contexts (scan:
- * every context of the kubeconfig), --help (-h) and --version. parseArgs only cuts the command line into tokens: the values are read from them
+ * a `--mode plan` beside `teardown` must not be ignored), --namespaces also as -n; then --output
+ * (-o), --all-contexts (scan: every context of the kubeconfig), --help (-h) and --version. parseArgs only cuts the command line into tokens: the values are read from them
  * here (repeats, lists, booleans).
  */
 const flags = {
   ...Object.fromEntries(
     Object.values(Inputs)
       .filter((n) => n !== Inputs.mode)
-      .map((n) => [n, { type: booleanInputs.has(n) ? ('boolean' as const) : ('string' as const) }]),
+      .map((n) => [
+        n,
+        {
+          type: booleanInputs.has(n) ? ('boolean' as const) : ('string' as const),
+          // As kubectl: -n for the namespaces.
+          ...(n === Inputs.namespaces ? { short: 'n' } : {}),
+        },
+      ]),
   ),
-  output: { type: 'string' },
+  output: { type: 'string', short: 'o' },
   'all-contexts': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },

@@ -40,12 +40,17 @@ const emptyMeans: Partial<Record<InputName, string>> = {
   [Inputs.clusterName]: "the context's name",
 };
 
-/** The three ways to install (README "CLI" and docs/install.md say the same). */
-const install = `Install (any one of):
-  npm i -g kube-sweep                npm package (Node 24); or run it once: npx kube-sweep scan ...
-  kube-sweep-linux-x64               single executable, no Node needed (scripts/sea.mjs builds it)
-  kubectl-sweep on PATH              kubectl plugin: kubectl sweep scan ... (the same binary renamed,
-                                     or npm i -g; docs/install.md has krew with a local build)`;
+/**
+ * The ways to install that exist (README "CLI" and docs/install.md say the same). No npm
+ * command: the package name is reserved for a future release, and whoever claimed an
+ * unpublished name would run with the users' cluster credentials.
+ */
+const install = `Install (any one of; the npm name is reserved for a future release):
+  kube-sweep-linux-x64   single executable from the release assets, no Node
+                         needed (scripts/sea.mjs builds it from a clone)
+  kubectl-sweep on PATH  kubectl plugin: kubectl sweep scan ... (the same
+                         binary renamed; docs/install.md has krew)
+  a clone                node dist/cli/index.js scan ... (Node 24)`;
 
 /** Pure: rows of two columns, the first padded to the widest (plus two spaces). */
 function columns(rows: readonly (readonly [string, string])[], indent = '  '): string[] {
@@ -64,8 +69,10 @@ function flagRows(name: InputName): [string, string][] {
     : name === Inputs.order || name === Inputs.ignore
       ? '; repeat the flag, one entry per value'
       : '; repeat the flag or separate values with commas';
+  // As kubectl: -n for the namespaces.
+  const short = name === Inputs.namespaces ? ' (-n)' : '';
   return [
-    [flag, renderFaceWords('cli', doc.summary)],
+    [flag, `${renderFaceWords('cli', doc.summary)}${short}`],
     ['', `default: ${emptyMeans[name] ?? fallback}${more}`],
   ];
 }
@@ -85,7 +92,7 @@ function optionRows(command?: ModeName): string[] {
           ],
         ]
       : []),
-    ['--output <format>', 'text (default), markdown or json'],
+    ['--output <format>', 'text (default), markdown or json (-o)'],
     ['--version', 'print the version and the commit it was built from'],
     ['-h, --help', 'this text'],
   ]);

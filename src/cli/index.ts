@@ -5,7 +5,7 @@ import { checkReportPath, execute, reportPathNeighbours, writeReport } from '../
 import { publishToGitHub } from '../report/github/publish.js';
 import { blockerFate, deletedNamespacesOf, keptAfterRun, renderMarkdown } from '../report/markdown.js';
 import { firstAction, objectLabel, rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
-import type { Report } from '../report/report.js';
+import { passedWith, type Report } from '../report/report.js';
 import type { BlastRadius, BlastRadiusObject } from '../model/dry-run.js';
 import { removalWords } from '../model/teardown-result.js';
 import { deleteKindCluster, type KindCluster } from '../cluster/kind.js';
@@ -118,7 +118,8 @@ function textRootCauses(report: Report): string[] {
  * (a forged `verdict: clean`) or read as other text.
  */
 export function text(report: Report): string {
-  const out = [`verdict: ${report.verdict}`];
+  const passed = passedWith(report, '--fail-on', '--ignore');
+  const out = [passed ? `verdict: passed (${passed})` : `verdict: ${report.verdict}`];
   if (report.error) out.push(`error: ${inFlagTerms(report.error)}`);
   if (report.fleet) out.push(...textFleet(report.fleet));
   if (report.reap) out.push(...textReap(report.reap));
@@ -295,8 +296,8 @@ function emitReport(
 }
 
 /**
- * Pure: the help `--help`/`-h` or the `help` command asks for (`help <command>`, `<command> -h`:
- * that command's), a usage error (starting `kube-sweep: `) for help on no such command, or
+ * Pure: the help `--help`/`-h`, the `help` command or a bare `kube-sweep` asks for
+ * (`help <command>`, `<command> -h`: that command's), a usage error (starting `kube-sweep: `) for help on no such command, or
  * undefined when no help is asked for.
  */
 function helpOf(values: CommandLine['values'], positionals: readonly string[]): string | undefined {
@@ -317,6 +318,11 @@ export async function main(
   out: (s: string) => void,
   err: (s: string) => void,
 ): Promise<number> {
+  // Bare `kube-sweep` (no command, no flag) prints the general help, as kubectl does.
+  if (argv.length === 0) {
+    out(generalHelp());
+    return 0;
+  }
   const parsed = parseCommandLine(argv);
   if ('error' in parsed) {
     err(`kube-sweep: ${parsed.error}\n`);

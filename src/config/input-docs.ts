@@ -171,7 +171,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'fail-on': {
     summary: 'Findings that fail the run: a severity, finding codes, both, or never.',
     details:
-      'A severity (`error`, `warning`, `info`) means that and worse; codes are listed in docs/finding-codes.md.',
+      "A severity (`error`, `warning`, `info`) means that and worse; codes are listed in docs/finding-codes.md. An object a teardown left behind fails the run whatever its findings' severity, unless this is `never` or `ignore` suppresses every finding that explains it. A run that passes with findings says so in its headline (`passed: 3 findings below the fail-on policy`), never `clean`; a run that could not do its job (`error`, a release not uninstalled) or read everything (`partial`) still fails.",
     commands: [...judged, 'merge'],
   },
   'fail-on-new': {

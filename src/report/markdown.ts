@@ -2,6 +2,7 @@ import { codeBlock, codeSpan, escapeMarkdown } from './escape.js';
 import {
   errorKind,
   goneWithNamespace,
+  passedWith,
   type InventorySummary,
   type PlanSummary,
   type Report,
@@ -179,14 +180,21 @@ export function renderBlastRadius(b: BlastRadius): string[] {
 
 /** The verdict, and the error when the run could not do its job. */
 function renderHeadline(report: Report, face: Face): string[] {
+  const passed = passedWith(
+    report,
+    face === 'cli' ? '--fail-on' : 'the fail-on policy',
+    inputName(face, 'ignore'),
+  );
   const headline = report.dryRun
     ? '📋 kube-sweep: dry run of the teardown (nothing was deleted)'
-    : {
-        cancelled: '⛔ kube-sweep: cancelled',
-        stopped: '❌ kube-sweep stopped before it finished (what it did is below)',
-        'could-not-run': headlines[report.verdict],
-        none: headlines[report.verdict],
-      }[errorKind(report) ?? 'none'];
+    : passed
+      ? `✅ kube-sweep: passed: ${passed}`
+      : {
+          cancelled: '⛔ kube-sweep: cancelled',
+          stopped: '❌ kube-sweep stopped before it finished (what it did is below)',
+          'could-not-run': headlines[report.verdict],
+          none: headlines[report.verdict],
+        }[errorKind(report) ?? 'none'];
   return [
     `## ${headline}`,
     '',
@@ -583,7 +591,7 @@ export function renderRootCauses(
   ];
   const out = [`### ${parts.join(', ')} (${plural(findings.length, 'finding')}, ${over})`, ''];
   if (roots.causes.length === 0)
-    return [...out, 'Nothing to act on: the findings are informational notes (below).', ''];
+    return [...out, `No finding crosses ${policy}: they are informational notes (below).`, ''];
   out.push('| | code | object | explains | first safe action |', '| --- | --- | --- | --- | --- |');
   for (const r of roots.causes)
     out.push(

@@ -348,6 +348,49 @@ export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
   return dirty ? 'leftovers' : 'clean';
 }
 
+/**
+ * Pure: whether a teardown could not finish its own job, whatever the findings say: a release
+ * not uninstalled, a stage's error or kind it could not check, an error of its own, or the
+ * overall timeout. Objects it left behind are judged by the scan after it instead (`fail-on`
+ * and `ignore` decide for them: engine.ts), so this never passes a run `fail-on: never` allows
+ * to fail, and a tool error is never clean.
+ */
+export function teardownIncomplete(result: TeardownResult): boolean {
+  return (
+    result.timedOut ||
+    result.errors.length > 0 ||
+    result.stages.some(
+      (s) =>
+        s.releases.some((r) => r.status !== 'uninstalled') ||
+        s.errors.length > 0 ||
+        s.unverifiableKinds.length > 0,
+    )
+  );
+}
+
+/** Pure: whether a policy is `fail-on: never` (no severity, no code). */
+export function failsOnNothing(policy: FailPolicy): boolean {
+  return policy.severity === undefined && policy.codes.length === 0;
+}
+
+/**
+ * Pure: what a run that passed with something to show let through, for its headline: the
+ * findings below `fail-on` and those `ignore` suppressed, e.g. `3 findings below the fail-on
+ * policy, 1 suppressed by ignore` (`policy` and `ignore` name the inputs in the reader's terms).
+ * Undefined unless the verdict is `clean` and there is something: a clean headline never sits
+ * above findings.
+ */
+export function passedWith(report: Report, policy: string, ignore: string): string | undefined {
+  if (report.verdict !== 'clean') return undefined;
+  const below = report.findings?.length ?? 0;
+  const suppressed = (report.suppressed ?? []).reduce((n, x) => n + x.count, 0);
+  const parts = [
+    ...(below > 0 ? [`${below} finding${below === 1 ? '' : 's'} below ${policy}`] : []),
+    ...(suppressed > 0 ? [`${suppressed} suppressed by ${ignore}`] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : undefined;
+}
+
 /** Pure: `partial` when any coverage gap exists, else `complete`. */
 export function inventoryVerdict(summary: InventorySummary): 'complete' | 'partial' {
   return summary.coverage.length > 0 ? 'partial' : 'complete';

@@ -49,6 +49,11 @@ export interface LeftoverDiagnosis {
   readonly reason: string;
 }
 
+/** Pure: whether the snapshot still holds a leftover's object. */
+export function leftoverStillThere(inventory: Inventory, ref: ObjectRef): boolean {
+  return findObject(inventory, ref) !== undefined;
+}
+
 /** The snapshot's object for a leftover (matched by group, kind, namespace and name). */
 function findObject(inventory: Inventory, ref: ObjectRef): ObjectMetadata | undefined {
   const id = objectIdentity(ref);

@@ -25,7 +25,7 @@ test.each([
   [['teardown', '--dryrun', 'true'], 'unknown option --dryrun; did you mean --dry-run?'],
   [['scan', '--kubecon', 'k'], 'unknown option --kubecon; did you mean --kubeconfig?'],
   [['scan', '--foo'], 'unknown option --foo'],
-  [['scan', '-n', 'pr-1'], 'unknown option -n'],
+  [['scan', '-x', 'pr-1'], 'unknown option -x'],
 ])('%j: our own message, the closest option, where to get help; exit 2', async (args, says) => {
   const r = await cli(args);
   expect(r.code).toBe(2);
@@ -35,9 +35,18 @@ test.each([
   expect(r.err).not.toMatch(/Unknown option|positional argument|ambiguous/);
 });
 
-test('no command: a line saying one is needed, then the usage, on stderr; exit 2', async () => {
+test('bare kube-sweep prints the general help on stdout, exit 0 (as kubectl)', async () => {
+  const r = await cli([]);
+  expect([r.code, r.err]).toEqual([0, '']);
+  expect(r.out).toContain('Usage: kube-sweep <command> [options]');
+});
+
+test('no command with flags: a line saying one is needed, then the usage, on stderr; exit 2', async () => {
   expect.hasAssertions();
-  for (const args of [[], ['--namespaces', 'pr-1']]) {
+  for (const args of [
+    ['--namespaces', 'pr-1'],
+    ['-n', 'pr-1'],
+  ]) {
     const r = await cli(args);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');

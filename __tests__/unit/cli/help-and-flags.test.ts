@@ -161,3 +161,19 @@ test('a bare boolean flag then a value it cannot take: the value is a command wo
   expect(bad.code).toBe(2);
   expect(bad.err).toBe("kube-sweep: --dry-run is 'yes'; it takes true or false\n");
 });
+
+test('-n is --namespaces and -o is --output, as in kubectl', () => {
+  const short = parseCommandLine(['plan', '-n', 'pr-1', '-n', 'pr-2', '-o', 'json']);
+  const long = parseCommandLine(['plan', '--namespaces', 'pr-1', '--namespaces', 'pr-2', '--output', 'json']);
+  expect(short).toEqual(long);
+  expect('values' in short && short.values.namespaces).toBe('pr-1\npr-2');
+});
+
+test('the help advertises no unpublished package', async () => {
+  expect.hasAssertions();
+  for (const args of [['--help'], ...modeNames.map((m) => [m, '--help'])]) {
+    const { out } = await cli(args);
+    expect(out).not.toMatch(/npm i(nstall)? (-g )?kube-sweep|npx kube-sweep/);
+  }
+  expect((await cli(['--help'])).out).toContain('the npm name is reserved for a future release');
+});
