@@ -12,6 +12,8 @@
  *   remains in the namespace (S02, S03); WebhookBackendMissing of webhooks that intercept
  *   UPDATE of a resource holding one, because they reject the finalizer's removal (S04).
  * - NamespaceContentDeletionFailed → WebhookBackendMissing of the webhooks its message quotes (S04).
+ * - DeletionRefused → WebhookBackendMissing of the webhooks the server's answer quotes (a
+ *   deletecollection or DELETE of kube-sweep's own that a webhook without backend failed).
  * - CRDStuckTerminating → StuckFinalizer / OperatorGoneFinalizer of its instances' finalizers (S06).
  * - NamespaceContentDeletionFailed / NamespaceStuckTerminating → PodStuckTerminating of the
  *   namespace's pods (S11: pods that no kubelet confirms are what remains).
@@ -49,7 +51,7 @@ import { selfDeletedNamespaces } from './app-of-apps-self-deletion.js';
 import { intercepts, webhookConfigurations, webhookConfigurationsNamed } from './admission-webhooks.js';
 import { instancesOf } from './crd-stuck.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
-import { readNamespaceDeletionState } from './namespace-conditions.js';
+import { parseFailingWebhooks, readNamespaceDeletionState } from './namespace-conditions.js';
 import { blockingDependents, foregroundFinalizer, inForegroundDeletion } from './foreground-deletion.js';
 import { recordLostCauses, recordLostHeld } from './helm-release-record-lost.js';
 import { strandedReleases } from './helm-release-namespace-gone.js';
@@ -298,24 +300,28 @@ export function linkFindings(findings: readonly Finding[], inventory: Inventory)
     findingKey('StuckFinalizer', finalizerGroupSubject(f.object.namespace, foregroundFinalizer));
   return findings.map((f) => {
     const candidates =
-      f.object.kind === 'Namespace' && f.object.apiVersion === 'v1'
-        ? namespaceCauses(f, inventory, staleKeys)
-        : f.code === 'CRDStuckTerminating'
-          ? crdCauses(f, inventory)
-          : f.code === 'PVCProtectionBlocked'
-            ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
-            : f.code === 'HelmReleaseRecordLost'
-              ? [
-                  ...recordLostCauses(f, inventory),
-                  // What is found about a held object itself (a CRD held by its instances:
-                  // CRDStuckTerminating, which links on to their finalizers).
-                  ...recordLostHeld(f, inventory).flatMap(
-                    (o) => byObject.get(objectIdentity(refOf(o))) ?? [],
-                  ),
-                ]
-              : f.key === foregroundKey(f)
-                ? foregroundCauses(f, inventory, byObject)
-                : [];
+      f.code === 'DeletionRefused'
+        ? webhookConfigurationsNamed(inventory, parseFailingWebhooks(f.evidence.join('\n'))).map((c) =>
+            webhookKey(c.kind, c.configuration),
+          )
+        : f.object.kind === 'Namespace' && f.object.apiVersion === 'v1'
+          ? namespaceCauses(f, inventory, staleKeys)
+          : f.code === 'CRDStuckTerminating'
+            ? crdCauses(f, inventory)
+            : f.code === 'PVCProtectionBlocked'
+              ? (claimUsers.get(`${f.object.namespace}/${f.object.name}`) ?? [])
+              : f.code === 'HelmReleaseRecordLost'
+                ? [
+                    ...recordLostCauses(f, inventory),
+                    // What is found about a held object itself (a CRD held by its instances:
+                    // CRDStuckTerminating, which links on to their finalizers).
+                    ...recordLostHeld(f, inventory).flatMap(
+                      (o) => byObject.get(objectIdentity(refOf(o))) ?? [],
+                    ),
+                  ]
+                : f.key === foregroundKey(f)
+                  ? foregroundCauses(f, inventory, byObject)
+                  : [];
     const causedBy = [
       ...new Set(
         [

@@ -97,9 +97,15 @@ export function parseRemainingFinalizers(message: string): RemainingFinalizer[] 
   }));
 }
 
-/** Pure: webhook names in a ContentDeletionFailed message (admission errors from the API server). */
+/**
+ * Pure: webhook names in an admission error of the API server, as a ContentDeletionFailed
+ * condition or a refused request quotes it: `failed calling webhook "<name>"` (the call failed:
+ * no backend, a timeout) and `admission webhook "<name>" denied the request` (its backend
+ * answered no); k8s.io/apiserver pkg/admission/plugin/webhook/errors.
+ */
 export function parseFailingWebhooks(message: string): string[] {
-  return [...new Set([...message.matchAll(/failed calling webhook "([^"]+)"/g)].map((m) => m[1]!))].sort();
+  const named = [...message.matchAll(/(?:failed calling webhook|admission webhook) "([^"]+)"/g)];
+  return [...new Set(named.map((m) => m[1]!))].sort();
 }
 
 const isTrue = (c: Condition | undefined): c is Condition => c?.status === 'True';
