@@ -720,10 +720,15 @@ async function provenTeardownBody(
   run: RunInputs,
 ): Promise<ReportBody> {
   const after = await readInventory(settings, cluster, ports);
-  // A deletion the teardown waited a whole stage for is stuck by then, however young.
+  // A deletion the teardown waited a whole stage for is stuck by then, however young; so is one
+  // it did not wait for because the prediction said it hangs and it had not changed since
+  // (known-blockers.ts): the scan then judges every deletion it finds, at any age.
+  const skippedWaits =
+    teardown.stages.some((s) => (s.waitsSkipped ?? []).length > 0) ||
+    teardown.namespaces.some((n) => n.waitSkipped !== undefined);
   const scanOptions: ScanOptions = {
     removedReleases: uninstalledReleasesOf(teardown),
-    stuckAfterMs: Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
+    stuckAfterMs: skippedWaits ? 0 : Math.min(settings.stuckAfterMs, settings.stageTimeoutMs),
     leftovers: leftoversOf(teardown),
     ...(run.baseline ? { baseline: run.baseline } : {}),
     invalidReleaseRecords: planned.refused,

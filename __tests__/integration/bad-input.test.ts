@@ -169,6 +169,12 @@ const rows: Row[] = [
   },
   { input: 'dry-run', what: 'a non-boolean', inputs: { 'dry-run': 'perhaps' }, says: /takes true or false/ },
   {
+    input: 'await-predicted-hangs',
+    what: 'a non-boolean',
+    inputs: { 'await-predicted-hangs': 'always' },
+    says: /takes true or false/,
+  },
+  {
     input: 'order',
     what: 'a cycle of two releases in scope',
     inputs: { order: 'web -> api\napi -> web' },

@@ -170,6 +170,9 @@ test('the operator uninstalled first (seed 000) leaves the widgets stuck, and th
       mode: 'teardown',
       namespaces: env.appNs,
       'stage-timeout': '8s',
+      // The old patience: the namespace is awaited, so the namespace controller has written the
+      // conditions this test reads (prediction.test.ts covers the waits a prediction spares).
+      'await-predicted-hangs': 'true',
     });
     expect(report.verdict).toBe('leftovers');
     expect(failures[0]).toMatch(
@@ -242,7 +245,7 @@ test('dry run: the release whose custom resources would outlive their deletion i
     ]);
     expect(skip.instances[0]!.why).toMatch(
       new RegExp(
-        `^finalizer ${env.group.replaceAll('.', '\\.')}/cleanup: no controller for it appears to run`,
+        `^finalizer ${env.group.replaceAll('.', '\\.')}/cleanup: no controller for it runs: its owner is Helm release ${env.operatorNs}/operator`,
       ),
     );
     // The operator's namespace is kept (Helm's record stays for a rerun), as the teardown keeps it.
