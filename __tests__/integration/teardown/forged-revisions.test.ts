@@ -213,3 +213,40 @@ test('helm3: an earlier revision Helm falls back to, when it cannot decode the n
     await cleanUp();
   }
 });
+
+/**
+ * Go's JSON reader (encoding/json, which Helm 3 and 4 decode records with) matches object keys
+ * to struct fields without regard to case (and folds `ſ` to `s`, `K` to `k`), the last key
+ * winning; JSON.parse keeps `manifest` and `MANIFEST` as two keys. A record with a benign
+ * `manifest` followed by a `MANIFEST` naming a ClusterRole was checked by its benign manifest,
+ * and Helm 3 uninstalled the other: the ClusterRole was deleted, verdict clean. Now the record
+ * is refused, naming the key, and its release with it.
+ */
+test.each([
+  ['MANIFEST', 'secret'],
+  ['manifeſt', 'configmap'],
+] as const)(
+  'helm3, key %s, driver %s: a record whose manifest key only Go reads as manifest is refused; the ClusterRole stays',
+  async (key, driver: Driver) => {
+    const { env, victim, cleanUp } = await setUp(`fold-${driver.slice(0, 2)}`);
+    try {
+      await plant(env, driver, revision('r', env, 1, benignManifest, { info: { status: 'superseded' } }), {});
+      await plant(
+        env,
+        driver,
+        { ...revision('r', env, 2, benignManifest), [key]: roleManifest(victim) },
+        { revision: 2 },
+      );
+      const kind = driver === 'secret' ? 'Secret' : 'ConfigMap';
+      await expectRefused(
+        { namespaces: env, helm: clusterEnv().helm3, 'uninstall-mode': 'helm', 'delete-namespaces': 'false' },
+        [
+          `release ${kind} ${env}/sh.helm.release.v1.r.v2 is not a valid Helm release: its JSON has a key ${JSON.stringify(key)} that Helm reads as "manifest"`,
+        ],
+        victim,
+      );
+    } finally {
+      await cleanUp();
+    }
+  },
+);
