@@ -37,6 +37,7 @@ import type { HookObjectOfRelease, InvalidReleaseRecord } from './rules/rule.js'
 import {
   diagnoseLeftovers,
   leftoverStillThere,
+  leftoverUnreadable,
   withCauses,
   type Leftover,
   type LeftoverDiagnosis,
@@ -318,7 +319,8 @@ function scan(
  * Pure: how the objects a teardown left behind (`diagnosed`, before `ignore`) weigh on the
  * verdict. An object still in the snapshot fails the run whatever its findings' severity (it is
  * the teardown's own leftover), unless `fail-on` is `never` or `ignore` suppressed every finding
- * that explains it (`keptKeys` are the findings `ignore` kept). `failingKeys`: the kept findings
+ * that explains it (`keptKeys` are the findings `ignore` kept). So does one missing from the
+ * snapshot because its kind could not be read (`leftoverUnreadable`): it is not proven gone. `failingKeys`: the kept findings
  * that explain a failing leftover (they join `failing`, so the summary shows them as root causes
  * to act on); `unexplained`: failing leftovers no finding explains.
  */
@@ -332,7 +334,11 @@ function judgeLeftovers(
   let unexplained = 0;
   if (failsOnNothing(settings.failOn)) return { failingKeys, unexplained };
   for (const d of diagnosed) {
-    if (!leftoverStillThere(inventory, d.object)) continue;
+    if (!leftoverStillThere(inventory, d.object)) {
+      // Not in the snapshot because its kind could not be read: not proven gone.
+      if (leftoverUnreadable(inventory, d.object)) unexplained += 1;
+      continue;
+    }
     if (d.findings.length === 0) unexplained += 1;
     for (const k of d.findings) if (keptKeys.has(k)) failingKeys.add(k);
   }
