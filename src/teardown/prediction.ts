@@ -314,7 +314,7 @@ function predictNamespaces(
 
 /**
  * Pure: what a teardown did that its prediction did not say: each object it left (`leftovers`,
- * engine.ts `leftoversOf`, that `stillThere` does not say is gone since) that the prediction
+ * engine/scan.ts `leftoversOf`, that `stillThere` does not say is gone since) that the prediction
  * expected to go or wait, or did not name at all;
  * each namespace left that was expected to go; and each object expected to hang or stay that is
  * gone (`stillThere` tells, from the snapshot after the teardown). A surprise is a defect of
