@@ -9,7 +9,7 @@ import { removalWords } from '../model/teardown-result.js';
 import type { Finding } from '../rules/findings.js';
 import { firstAction } from './root-causes.js';
 import { predictedNamespaces } from './prediction-markdown.js';
-import type { Prediction } from '../teardown/prediction.js';
+import type { Prediction } from '../model/prediction.js';
 import { objectName } from './findings-markdown.js';
 
 /** How many objects of one kind of the blast radius are named before "and N more". */
