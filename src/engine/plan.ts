@@ -12,7 +12,7 @@ import { configMapRecordNamespaces } from '../inventory/helm-records.js';
 import type { Inventory } from '../inventory/snapshot.js';
 import type { ObjectMetadata } from '../inventory/types.js';
 import { groupOf } from '../kube/api-version.js';
-import type { LiveObjectLookup } from '../plan/release-reach.js';
+import { unlistedKinds, type LiveObjectLookup } from '../plan/release-reach.js';
 import type { CrdEvidence, LiveCrd } from '../plan/crd-ownership.js';
 import { buildPlan, type TeardownPlan } from '../plan/build-plan.js';
 import { resolveScope, scopeRefusals } from '../plan/scope.js';
@@ -59,6 +59,7 @@ export async function plan(
       instancesOf: (group, kind) =>
         inventory.objects.filter((o) => o.kind === kind && o.apiVersion.startsWith(`${group}/`)),
       liveObject: liveObjectIndex(inventory),
+      unlistedKind: unlistedKinds(inventory.coverage, (group, kind) => resources(group, kind)),
       scopeRefusals: scopeRefusals(settings.scope, scope, namespaces, settings.maxNamespaces),
       storageConflicts: conflicts,
       refusedReleases,
