@@ -225,6 +225,7 @@ export function parseSettings(read: InputReader): Settings {
       selectorText: v.selector.text,
       releases: v.releases,
       protect: v.protect,
+      requireMatch: v['require-match'],
     }),
     maxNamespaces: v['max-namespaces'],
     deleteNamespaces: v['delete-namespaces'],
