@@ -31,7 +31,7 @@ const commandLines: Readonly<Record<ModeName | 'help', readonly string[]>> = {
 const emptyMeans: Partial<Record<InputName, string>> = {
   [Inputs.kubeconfig]: '$KUBECONFIG (its files merged), then ~/.kube/config',
   [Inputs.context]: "the kubeconfig's current-context",
-  [Inputs.scanScope]: 'cluster for scan, environment otherwise',
+  [Inputs.scanScope]: 'cluster for a scan without a scope, environment otherwise',
   [Inputs.reportPath]: 'no file (--output json prints the report)',
   [Inputs.githubToken]: '$GITHUB_TOKEN',
   [Inputs.reports]: 'the words after merge',

@@ -170,7 +170,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'scan-scope': {
     summary: 'Which findings the scan reports: environment or cluster.',
     details:
-      '`environment`: the scoped namespaces, what backs them, and what blocks them wherever it is; `cluster`: everything. Empty: environment for teardown and plan, cluster for scan.',
+      '`environment`: the scoped namespaces, what backs them, and what blocks them wherever it is (a CRD whose instances live there, a webhook or APIService whose backend Service is there, the cause of what they hold); `cluster`: everything. Empty: `cluster` for a scan that names no scope, else `environment` (a scan with `namespaces`, `selector` or `releases` reports that scope, as `kubectl -n` does).',
     commands: scoped,
   },
   'fail-on': {
