@@ -179,15 +179,17 @@ function reapSettingsOf(v: ParsedInputs): ReapSettings {
 }
 
 /**
- * Pure: the `scan-scope` a run uses. Set (`given`): that. Empty: `cluster` for a scan that names
- * no scope (`named`: some `namespaces`, `selector` or `releases`), else `environment`: as `kubectl -n`, a scan of
+ * Pure: the `scan-scope` a run uses. Set: that. Empty: `cluster` for a scan that names no
+ * scope (no `namespaces`, `selector` or `releases`), else `environment`: as `kubectl -n`, a scan of
  * some namespaces reports those namespaces, what backs them and what blocks them wherever it
  * is (a CRD of their instances, a webhook or APIService whose backend Service is there), and
  * nothing else of the cluster.
  */
-function scanScopeOf(mode: string, given: string, named: boolean): Settings['scanScope'] {
+function scanScopeOf(v: ParsedInputs): Settings['scanScope'] {
+  const given = v[Inputs.scanScope];
   if (given) return given as Settings['scanScope'];
-  return mode === 'scan' && !named ? 'cluster' : 'environment';
+  const named = v.namespaces.length > 0 || v.selector.requirements.length > 0 || v.releases.length > 0;
+  return v.mode === 'scan' && !named ? 'cluster' : 'environment';
 }
 
 /**
@@ -220,11 +222,7 @@ export function parseSettings(read: InputReader): Settings {
     mode: v.mode,
     reports: v.reports,
     reap: reapSettingsOf(v),
-    scanScope: scanScopeOf(
-      v.mode,
-      v['scan-scope'],
-      v.namespaces.length > 0 || v.selector.requirements.length > 0 || v.releases.length > 0,
-    ),
+    scanScope: scanScopeOf(v),
     failOn: Object.freeze(v['fail-on']),
     failOnNew: v['fail-on-new'],
     baseline: v.baseline,
