@@ -14,14 +14,13 @@ import { waitFor } from '../../src/util/wait.js';
 import {
   adminApiForSuite,
   clusterEnv,
-  createNamespace,
   deleteIfPresent,
   getOrUndefined,
   repoRoot,
   uniqueName,
 } from '../integration/support/cluster.js';
 import { helm4Ok, writeChart } from '../integration/rules/support/helm.js';
-import { cleanupFinalizer, createObject, removeFinalizers } from '../integration/rules/support/scenario.js';
+import { createNamespaceHeldByFinalizer, removeFinalizers } from '../integration/rules/support/scenario.js';
 import { chart } from '../integration/support/widgets.js';
 import { fileCommands, runnerFiles } from './support/runner.js';
 import { join } from 'node:path';
@@ -121,13 +120,7 @@ test('SIGINT during a teardown: helm is stopped, nothing new starts, and the rep
 
 test('Ctrl-C (SIGINT) during a CLI teardown: it prints what was done and exits 130', async () => {
   const ns = uniqueName('cli-cancel');
-  const held = `/api/v1/namespaces/${ns}/configmaps/held`;
-  await createNamespace(api, ns);
-  await createObject(api, `/api/v1/namespaces/${ns}/configmaps`, {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'held', finalizers: [cleanupFinalizer] },
-  });
+  const held = await createNamespaceHeldByFinalizer(api, ns);
   try {
     const cli = execa(
       process.execPath,

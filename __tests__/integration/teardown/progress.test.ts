@@ -9,8 +9,12 @@
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { waitFor } from '../../../src/util/wait.js';
 import { runAction } from '../support/action.js';
-import { adminApi, createNamespace, deleteIfPresent, uniqueName, waitGone } from '../support/cluster.js';
-import { cleanupFinalizer, createObject, removeFinalizers } from '../rules/support/scenario.js';
+import { adminApi, deleteIfPresent, uniqueName, waitGone } from '../support/cluster.js';
+import {
+  cleanupFinalizer,
+  createNamespaceHeldByFinalizer,
+  removeFinalizers,
+} from '../rules/support/scenario.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -22,13 +26,7 @@ afterAll(async () => {
 
 test('a teardown waiting on a finalizer says where it is at least every 10 s, then ends clean', async () => {
   const ns = uniqueName('progress');
-  const held = `/api/v1/namespaces/${ns}/configmaps/held`;
-  await createNamespace(api, ns);
-  await createObject(api, `/api/v1/namespaces/${ns}/configmaps`, {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'held', finalizers: [cleanupFinalizer] },
-  });
+  const held = await createNamespaceHeldByFinalizer(api, ns);
   const progress: string[] = [];
   try {
     const running = runAction(
