@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import type { OpenCluster } from './cluster/open.js';
 import type { ReapSettings, Settings } from './config/settings.js';
-import { modes, type EnginePorts, type RunInputs } from './engine.js';
+import { modes } from './engine.js';
+import type { EnginePorts, RunInputs } from './engine/ports.js';
 import {
   groupEnvironments,
   judgeEnvironment,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Outputs, State } from '../config/inputs.js';
 import { parseSettings, type InputReader, type Settings } from '../config/settings.js';
-import type { EnginePorts } from '../engine.js';
+import type { EnginePorts } from '../engine/ports.js';
 import {
   checkReportPath,
   errorMessage,

@@ -7,6 +7,7 @@ import {
   isNamespaceName,
   objectNameProblem,
 } from '../kube/object-names.js';
+import { foldedKeyProblem, hasRepeatedKey } from './go-json-keys.js';
 import { helmManifestDocuments } from './manifest.js';
 
 /**
@@ -273,7 +274,8 @@ export function releaseRecordProblem(
  * (old Helm 3 betas) is accepted too.
  * @param dataRelease `data.release` of the Secret or ConfigMap exactly as the API returns it
  * The gunzip output is bounded (`maxDecodedReleaseBytes`) and the record is validated
- * (`releaseRecordProblem`): records are writable by anyone with Secret (or ConfigMap) write in
+ * (`releaseRecordProblem`; a repeated key or a struct key in another case, which Helm's Go
+ * reader reads otherwise than JSON.parse, `go-json-keys.ts`): records are writable by anyone with Secret (or ConfigMap) write in
  * the namespace.
  * @param secretName `<namespace>/<name>` of the Secret or ConfigMap
  * @param validation `kind` (default Secret); `storedElsewhere: true` accepts a record for another
@@ -288,12 +290,14 @@ export function decodeRelease(
 ): HelmRelease {
   const kind = validation.kind ?? 'Secret';
   let stored: StoredRelease;
+  let text: string;
   try {
     const helmEncoded = kind === 'Secret' ? Buffer.from(dataRelease, 'base64').toString('utf8') : dataRelease;
     let bytes = Buffer.from(helmEncoded, 'base64');
     if (bytes[0] === gzipMagic[0] && bytes[1] === gzipMagic[1])
       bytes = gunzipSync(bytes, { maxOutputLength: maxDecodedReleaseBytes });
-    stored = JSON.parse(bytes.toString('utf8')) as StoredRelease;
+    text = bytes.toString('utf8');
+    stored = JSON.parse(text) as StoredRelease;
   } catch (error) {
     // Fixed words, never the parser's message: JSON.parse quotes the (untrusted) input.
     const code = String((error as NodeJS.ErrnoException).code ?? '');
@@ -315,6 +319,9 @@ export function decodeRelease(
       yaml: Buffer.from(typeof f.data === 'string' ? f.data : '', 'base64').toString('utf8'),
     }));
   const problem =
+    (hasRepeatedKey(text)
+      ? "its JSON has an object with a repeated key (Go's JSON reader, Helm's, merges what JSON.parse replaces)"
+      : foldedKeyProblem(stored)) ??
     releaseRecordProblem(stored, secretName, validation) ??
     crdFiles.map((f) => manifestProblem(f.yaml, 'chart file crds/…')).find((p) => p);
   if (problem)

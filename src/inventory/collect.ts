@@ -12,6 +12,7 @@ import { readHeldBodies } from './held-objects.js';
 import { readEtcd, type EtcdAccess, type EtcdData } from './etcd.js';
 import { buildInventory, type Inventory } from './snapshot.js';
 import {
+  coverageLabel,
   fullObjectResources,
   projectWholeObject,
   type CoverageGap,
@@ -92,10 +93,6 @@ export function resourcesToList(discovery: DiscoveryResult): ServedResource[] {
   );
 }
 
-function label(r: { group: string; version: string; resource: string }): string {
-  return r.group ? `${r.resource}.${r.group}/${r.version}` : `${r.resource}/${r.version}`;
-}
-
 /** RBAC rule that would grant listing a resource, for coverage hints. */
 export function rbacHint(r: { group: string; resource: string }): string {
   return `apiGroups: ["${r.group}"], resources: ["${r.resource}"], verbs: ["list"]`;
@@ -104,7 +101,7 @@ export function rbacHint(r: { group: string; resource: string }): string {
 function gapOf(r: ServedResource, error: unknown): CoverageGap {
   if (error instanceof KubernetesApiError && error.status === 403) {
     return {
-      resource: label(r),
+      resource: coverageLabel(r),
       reason: 'forbidden',
       message: error.apiMessage || 'forbidden',
       hint: rbacHint(r),
@@ -115,7 +112,7 @@ function gapOf(r: ServedResource, error: unknown): CoverageGap {
       ? `HTTP ${error.status}${error.reason ? ` ${error.reason}` : ''}: ${error.apiMessage}`
       : ((error as Error)?.message ?? String(error))) +
     (wasCutAtDeadline(error) ? ' (not tried again: the overall timeout had run out)' : '');
-  return { resource: label(r), reason: 'failed', message };
+  return { resource: coverageLabel(r), reason: 'failed', message };
 }
 
 /** What the lists of every target resource gathered (see `listResources`). */

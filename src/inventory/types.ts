@@ -66,6 +66,14 @@ export interface FailedGroupVersion {
 }
 
 /** Something that could not be read, so rules must not conclude "absent" about it. */
+/**
+ * Pure: how a coverage gap names a resource: `<resource>.<group>/<version>`, or
+ * `<resource>/<version>` for the core group (e.g. `namespaces/v1`, `widgets.example.com/v1`).
+ */
+export function coverageLabel(r: { group: string; version: string; resource: string }): string {
+  return r.group ? `${r.resource}.${r.group}/${r.version}` : `${r.resource}/${r.version}`;
+}
+
 export interface CoverageGap {
   /** "configmaps", "widgets.example.com/v1", or a group-version for discovery gaps. */
   readonly resource: string;

@@ -3,6 +3,8 @@
  * what each object, namespace and release a teardown touches is expected to do, and after the
  * run what happened that it did not say (surprises). Data the engine hands report/.
  */
+import { groupOf } from '../kube/api-version.js';
+
 /** What deleting one object is expected to lead to. */
 export type Expected = 'goes' | 'waits' | 'hangs' | 'stays';
 
@@ -62,3 +64,10 @@ export interface Surprise {
   readonly actual: 'left' | 'gone';
   readonly message: string;
 }
+
+/**
+ * Pure: an object's identity across a teardown's prediction and its waits: API group (not
+ * version), kind, namespace, name.
+ */
+export const predictedId = (o: { apiVersion: string; kind: string; namespace?: string; name: string }) =>
+  JSON.stringify([groupOf(o.apiVersion), o.kind, o.namespace ?? '', o.name]);

@@ -6,7 +6,12 @@ import { crdInstancesChecks, type CrdEvidence } from './crd-ownership.js';
 import { dependencyEdges, type ResourceLookup } from './dependencies.js';
 import { nameProtectionOnly, protectionReason, type NamespaceProtection } from './protected-namespaces.js';
 import { earlierRevisionFacts, releaseFacts, type ProvidedCrd, type ReleaseFacts } from './release-facts.js';
-import { hookReachRefusals, ownershipRefusals, type LiveObjectLookup } from './release-reach.js';
+import {
+  hookReachRefusals,
+  ownershipRefusals,
+  type LiveObjectLookup,
+  type UnlistedLookup,
+} from './release-reach.js';
 import { releaseKey, type ReleaseRef, type ResolvedScope } from './scope.js';
 import { stagesOf, type OrderingEdge } from './stages.js';
 import { gitopsApplicationKinds, gitopsWaves, type GitOpsApplicationRef } from './gitops-order.js';
@@ -43,6 +48,12 @@ export interface PlanInput {
    * delete-hook check (also release-reach.ts) runs when `namespacedOf` is given.
    */
   readonly liveObject?: LiveObjectLookup;
+  /**
+   * The kinds the snapshot could not list (release-reach.ts `unlistedKinds` of the inventory's
+   * coverage gaps): an object outside the scope of such a kind is refused, its owner unknown.
+   * Default: none.
+   */
+  readonly unlistedKind?: UnlistedLookup;
   /**
    * The instances of a custom resource kind in the cluster (from the snapshot), as
    * `namespace/name` (or `name` when cluster-scoped). Used to find CRD cascades out of scope.
@@ -173,7 +184,7 @@ export function buildPlan(input: PlanInput): TeardownPlan {
     ...protectedObjectRefusals(input, reach),
     ...(input.namespacedOf ? hookReachRefusals(reach, scoped, input.namespacedOf) : []),
     ...(input.namespacedOf && input.liveObject
-      ? ownershipRefusals(reach, scoped, input.namespacedOf, input.liveObject)
+      ? ownershipRefusals(reach, scoped, input.namespacedOf, input.liveObject, input.unlistedKind)
       : []),
     ...crdCascadeRefusals(input, reach, scoped),
     ...instances.refusals,

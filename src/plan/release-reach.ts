@@ -24,6 +24,33 @@ export type LiveObjectLookup = (
 export type NamespacedLookup = (group: string, kind: string) => boolean | undefined;
 
 /**
+ * Whether the snapshot could not list a kind (a coverage gap: the list was forbidden or
+ * failed), by API group and kind: the snapshot cannot say whether an object of it exists.
+ */
+export type UnlistedLookup = (group: string, kind: string) => boolean;
+
+/**
+ * Pure: the kinds the snapshot could not list, from its coverage gaps of reason `forbidden` or
+ * `failed`, which name a list as `<resource>[.<group>]/<version>` (inventory/collect.ts);
+ * `resourceOf` maps a group and kind to its resource (discovery). A kind discovery does not
+ * serve is not unlisted (nothing can be deleted of it).
+ */
+export function unlistedKinds(
+  coverage: readonly { readonly resource: string; readonly reason: string }[],
+  resourceOf: (group: string, kind: string) => { readonly resource: string } | undefined,
+): UnlistedLookup {
+  const lists = new Set(
+    coverage
+      .filter((g) => g.reason !== 'discovery')
+      .map((g) => g.resource.slice(0, g.resource.lastIndexOf('/'))),
+  );
+  return (group, kind) => {
+    const r = resourceOf(group, kind);
+    return r !== undefined && lists.has(group ? `${r.resource}.${group}` : r.resource);
+  };
+}
+
+/**
  * Pure: why a live object is not `release`'s, or undefined when it is. Helm marks what it owns
  * with the label `app.kubernetes.io/managed-by: Helm` and the annotations
  * `meta.helm.sh/release-name` and `meta.helm.sh/release-namespace` (set on every object it
@@ -50,10 +77,14 @@ export function notOwnedReason(live: LiveMetadata, release: ReleaseFacts['releas
  * manifest is read from a release Secret, which anyone who can write Secrets in a scoped
  * namespace can forge, naming e.g. ClusterRole cluster-admin. So each such object that exists
  * (`liveObject`) must carry the release's own Helm ownership marks (`notOwnedReason`); one
- * that does not is a surprise, and the teardown is refused, naming it (issue 21). Objects Helm
+ * that does not is a surprise, and the teardown is refused, naming it (issue 21). So is one of a
+ * kind the snapshot could not list (`unlisted`: a coverage gap), whose owner is unknown: an
+ * identity that may delete ClusterRoles but not list them let Helm delete one no release
+ * owned. Objects Helm
  * keeps (`helm.sh/resource-policy: keep`) are not deleted and not checked; Namespace objects
  * have their own refusal (build-plan.ts).
  * @param scoped the namespaces the teardown deletes (objects there go with them)
+ * @param unlisted the kinds the snapshot could not list (`unlistedKinds`); default none
  * @returns one refusal message per object, in release and manifest order
  */
 export function ownershipRefusals(
@@ -61,6 +92,7 @@ export function ownershipRefusals(
   scoped: ReadonlySet<string>,
   namespacedOf: NamespacedLookup,
   liveObject: LiveObjectLookup,
+  unlisted: UnlistedLookup = () => false,
 ): string[] {
   const out: string[] = [];
   for (const f of facts) {
@@ -68,8 +100,13 @@ export function ownershipRefusals(
       if (keptByHelm(o.annotations) || o.kind === 'Namespace') continue;
       const where = placeOf(o, f, namespacedOf);
       if (where.namespace !== undefined && scoped.has(where.namespace)) continue;
-      const live = liveObject(groupOf(o.apiVersion), o.kind, where.namespace, o.name);
-      const why = live && notOwnedReason(live, f.release);
+      const group = groupOf(o.apiVersion);
+      const live = liveObject(group, o.kind, where.namespace, o.name);
+      const why = live
+        ? notOwnedReason(live, f.release)
+        : unlisted(group, o.kind)
+          ? `kube-sweep could not list ${o.kind} objects (a coverage gap: grant list on them, rbac/), so whose it is is unknown`
+          : undefined;
       if (why)
         out.push(
           `release ${f.key} names ${o.kind} ${where.text} in its manifest, outside the scope, but that object is not ` +

@@ -1,25 +1,35 @@
-import { codeBlock, codeSpan, escapeMarkdown } from './escape.js';
+/**
+ * The summary (GitHub-flavoured markdown) of any report: `renderMarkdown` puts the sections in
+ * the order a reader needs them (findings-markdown.ts, plan-markdown.ts, teardown-markdown.ts,
+ * prediction-markdown.ts, and the sections of a baseline, a reap and a fleet); this file keeps
+ * the headline, the cluster line, the notes, remediation, the inventory and the size limits.
+ */
+import { codeSpan, escapeMarkdown } from './escape.js';
 import {
   errorKind,
   goneWithNamespace,
   passedWith,
   type InventorySummary,
-  type PlanSummary,
   type Report,
   type Verdict,
 } from './report.js';
-import type { BlastRadius, BlastRadiusObject, DryRunSkip, DryRunSummary } from '../model/dry-run.js';
-import { type Blocker, removalWords, type TeardownResult } from '../model/teardown-result.js';
-import type { Finding } from '../rules/findings.js';
 import type { RemediationReport } from '../remediate/actions.js';
 import { objectIdentity } from '../rules/link.js';
-import { firstAction, rootCauseLabel, rootCausesOf, type RootCause, type RootCauses } from './root-causes.js';
+import { rootCausesOf, type RootCause } from './root-causes.js';
 import { inFaceTerms, inputName, inputSetting, type Face } from './face.js';
 import { renderBaseline } from './baseline-markdown.js';
 import { renderFleet } from './fleet-markdown.js';
 import { renderReap } from './reap-markdown.js';
-import { predictedNamespaces, renderPrediction } from './prediction-markdown.js';
-import type { Prediction } from '../teardown/prediction.js';
+import { renderPrediction } from './prediction-markdown.js';
+import {
+  objectName,
+  renderRootCauseDetails,
+  renderRootCauses,
+  rootCauseLine,
+  severityIcon,
+} from './findings-markdown.js';
+import { renderBlastRadius, renderPlan } from './plan-markdown.js';
+import { keptAfterRun, renderDryRun, renderTeardown, type LeftoverWhy } from './teardown-markdown.js';
 
 const headlines: Record<Verdict, string> = {
   clean: '✅ kube-sweep: clean',
@@ -29,13 +39,6 @@ const headlines: Record<Verdict, string> = {
   partial: '⚠️ kube-sweep could not read all of the cluster',
   error: '❌ kube-sweep could not run',
 };
-
-function objectName(b: { kind: string; namespace?: string; name: string }): string {
-  return codeSpan(`${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`);
-}
-
-/** Says why an object was left: its root causes, or the diagnosis's reason ('' when none). */
-type LeftoverWhy = (o: { apiVersion: string; kind: string; namespace?: string; name: string }) => string;
 
 /**
  * Pure: the "why" of a leftover from the report's diagnosis (`report.leftovers`): its root-cause
@@ -53,35 +56,6 @@ function leftoverWhyOf(report: Report): LeftoverWhy {
     });
     return causes.length ? causes.join('; ') : escapeMarkdown(d.reason);
   };
-}
-
-function blockerRow(b: Blocker, deletedNamespaces: ReadonlySet<string>, why: string): string {
-  const fin = b.finalizers.length ? b.finalizers.map(codeSpan).join(', ') : '—';
-  const state = b.deletionTimestamp ? `deleting since ${b.deletionTimestamp}` : 'not being deleted';
-  return `| ${objectName(b)} | ${fin} | ${state} | ${blockerFate(b, deletedNamespaces)} | ${why || '—'} |`;
-}
-
-/**
- * Pure: what is true of an object left after its stage's wait at the end of the run: gone when
- * the teardown then deleted its namespace (the namespace controller deletes all it stores, and
- * a namespace is `deleted` only once it is gone), else still there when its stage ended.
- */
-export function blockerFate(
-  b: { readonly namespace?: string },
-  deletedNamespaces: ReadonlySet<string>,
-): string {
-  return b.namespace !== undefined && deletedNamespaces.has(b.namespace)
-    ? 'gone later, with its namespace'
-    : 'still there when its stage ended';
-}
-
-/** Names of the namespaces a teardown deleted (and saw gone). */
-export function deletedNamespacesOf(t: TeardownResult): ReadonlySet<string> {
-  return new Set(t.namespaces.filter((n) => n.status === 'deleted').map((n) => n.name));
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
 }
 
 /**
@@ -144,38 +118,6 @@ function renderFull(report: Report, face: Face, hideServer: boolean): string {
     ]),
     ...(report.inventory ? renderInventory(report.inventory) : []),
   ].join('\n');
-}
-
-/** How many objects of one kind of the blast radius are named before "and N more". */
-const blastRadiusShown = 100;
-
-/** Pure: up to `blastRadiusShown` items, then how many more the JSON report lists. */
-function namedList(items: readonly string[]): string {
-  const more = items.length - blastRadiusShown;
-  return (
-    items.slice(0, blastRadiusShown).join(', ') +
-    (more > 0 ? `, and ${more} more (the JSON report lists all)` : '')
-  );
-}
-
-/**
- * Pure: the blast radius, first in a plan or dry run (before the root causes): the namespaces,
- * the releases and how each goes, and every object outside the namespaces that goes with them.
- */
-export function renderBlastRadius(b: BlastRadius): string[] {
-  const who = (o: BlastRadiusObject) =>
-    `${objectName(o)} (release ${codeSpan(o.release)}, by ${o.by === 'helm' ? 'Helm' : 'kube-sweep'})`;
-  return [
-    '### What a teardown deletes',
-    '',
-    `- Namespaces, with everything in them: ${namedList(b.namespaces.map(codeSpan)) || 'none'}.`,
-    `- Helm releases: ${namedList(b.releases.map((r) => `${codeSpan(r.release)} (${escapeMarkdown(removalWords(r))})`)) || 'none'}.`,
-    `- Cluster-scoped objects: ${namedList(b.clusterScoped.map(who)) || 'none'}.`,
-    ...(b.otherNamespaces.length
-      ? [`- Objects in namespaces outside the scope: ${namedList(b.otherNamespaces.map(who))}.`]
-      : []),
-    '',
-  ];
 }
 
 /** The verdict, and the error when the run could not do its job. */
@@ -250,189 +192,6 @@ function renderNotes(report: Report, notes: readonly RootCause[], face: Face): s
   return lines.length ? ['### Notes', '', ...lines, ''] : [];
 }
 
-/**
- * What became of the objects a teardown kept (`helm.sh/resource-policy: keep`): a namespaced
- * object whose namespace the teardown deleted went with it (the namespace controller deletes
- * everything a namespace stores); anything else is still there.
- */
-export function keptAfterRun(
-  t: TeardownResult | undefined,
-): { readonly object: TeardownResult['stages'][number]['kept'][number]; readonly fate: string }[] {
-  if (!t) return [];
-  const deleted = deletedNamespacesOf(t);
-  return t.stages
-    .flatMap((s) => s.kept)
-    .map((object) => ({
-      object,
-      fate:
-        object.namespace !== undefined && deleted.has(object.namespace)
-          ? 'then deleted with its namespace'
-          : 'still there',
-    }));
-}
-
-/**
- * Pure: what the findings say a teardown of this plan will meet, before anything is deleted:
- * each namespace to delete whose deletion will hang (`NamespaceDeletionWillHang`, with the
- * first safe action), and each StatefulSet whose claims its retention policy keeps
- * (`StatefulSetClaimsRetained`), with whether the plan's namespace deletion removes them.
- */
-export function planForecast(p: PlanSummary, findings: readonly Finding[]): string[] {
-  const deleted = new Set(p.namespacesToDelete);
-  const hang = findings.filter((f) => f.code === 'NamespaceDeletionWillHang' && deleted.has(f.object.name));
-  const retained = findings.filter((f) => f.code === 'StatefulSetClaimsRetained');
-  return [
-    ...hang.map(
-      (f) =>
-        `- ⚠️ **Namespace deletion will hang:** ${escapeMarkdown(f.message)}. ${escapeMarkdown(firstAction(f))}`,
-    ),
-    ...retained.map(
-      (f) =>
-        `- Claims that will stay after the uninstall: ${escapeMarkdown(f.message)}; ` +
-        (f.object.namespace !== undefined && deleted.has(f.object.namespace)
-          ? `this teardown deletes namespace ${codeSpan(f.object.namespace)} afterwards, which removes them.`
-          : `this teardown does not delete namespace ${codeSpan(f.object.namespace ?? '')}: they stay.`),
-    ),
-  ];
-}
-
-/** The plan: namespaces, what the teardown will meet, stages and releases, and why this order. */
-function renderPlan(p: PlanSummary, findings: readonly Finding[], prediction?: Prediction): string[] {
-  const out = ['### Plan', '', `Namespaces in scope: ${p.namespaces.map(codeSpan).join(', ') || '(none)'}.`];
-  // The prediction's namespaces when there is one: a skipped release's namespace is kept, and said so.
-  const ns = prediction ? predictedNamespaces(prediction) : { deleted: p.namespacesToDelete, kept: [] };
-  if (ns.deleted.length) out.push(`Deleted after the last stage: ${ns.deleted.map(codeSpan).join(', ')}.`);
-  if (ns.kept.length) out.push(`Kept (see what the teardown will do): ${ns.kept.map(codeSpan).join(', ')}.`);
-  out.push('');
-  const forecast = planForecast(p, findings);
-  if (forecast.length) out.push(...forecast, '');
-  if (p.stages.length === 0) out.push('No Helm release in scope.', '');
-  else {
-    out.push(
-      '| stage | release | status | chart | CRD instances deleted first |',
-      '| ---: | --- | --- | --- | --- |',
-    );
-    const byKey = new Map(p.releases.map((r) => [r.release, r]));
-    for (const s of p.stages) {
-      for (const key of s.releases) {
-        const r = byKey.get(key)!;
-        out.push(
-          `| ${s.index + 1} | ${codeSpan(key)} | ${escapeMarkdown(r.status)} | ${codeSpan(r.chart)} | ${r.crds.map(codeSpan).join(', ') || '—'} |`,
-        );
-      }
-    }
-    out.push('');
-  }
-  if (p.edges.length) {
-    out.push('<details><summary>Why this order</summary>', '');
-    for (const e of p.edges)
-      out.push(`- ${codeSpan(e.before)} before ${codeSpan(e.after)}: ${escapeMarkdown(e.reason)}`);
-    out.push('', '</details>', '');
-  }
-  return out;
-}
-
-const namespaceResults = (face: Face) =>
-  ({
-    stuck: '**stuck in Terminating**',
-    absent: 'was not there',
-    deleted: 'deleted',
-    'not-waited': `**deletion requested, not waited for long enough** (the overall ${codeSpan(inputName(face, 'timeout'))} ran out)`,
-    refused: '**deletion refused** by the API server',
-    protected: '**not deleted**: kube-sweep sent no DELETE',
-  }) as const;
-
-/** The result cell of a namespace: its status, and for a refused or protected one the words why. */
-const namespaceResult = (n: TeardownResult['namespaces'][number], face: Face) =>
-  n.status === 'not-waited' && n.message
-    ? `**deletion requested, not confirmed**: ${escapeMarkdown(n.message)}`
-    : namespaceResults(face)[n.status] +
-      (n.status === 'refused' || n.status === 'protected' ? `: ${escapeMarkdown(n.message ?? '')}` : '');
-
-/** The teardown: each release and namespace with its result, then what is still there and why. */
-function renderTeardown(t: TeardownResult, why: LeftoverWhy, face: Face): string[] {
-  const out = ['### Teardown', '', '| stage | release | result | duration |', '| ---: | --- | --- | ---: |'];
-  for (const s of t.stages) {
-    for (const r of s.releases) {
-      const result =
-        r.status !== 'uninstalled'
-          ? `**${r.status}**: ${escapeMarkdown(r.message ?? '')}`
-          : r.method === 'namespace'
-            ? 'removed with its namespace (no delete hooks)'
-            : 'uninstalled';
-      out.push(`| ${s.index + 1} | ${codeSpan(r.release)} | ${result} | ${seconds(r.durationMs)} |`);
-    }
-  }
-  for (const n of t.namespaces)
-    out.push(
-      `| — | namespace ${codeSpan(n.name)} | ${namespaceResult(n, face)} | ${seconds(n.durationMs)} |`,
-    );
-  out.push('');
-  const blockers = t.stages.flatMap((s) => [...s.crdInstances.flatMap((c) => c.remaining), ...s.remaining]);
-  if (blockers.length) {
-    out.push(
-      "#### Left after their stage's wait",
-      '',
-      '| object | finalizers | state | after the run | root cause (see Findings) |',
-      '| --- | --- | --- | --- | --- |',
-    );
-    for (const b of blockers) out.push(blockerRow(b, deletedNamespacesOf(t), why(b)));
-    out.push('');
-  }
-  out.push(...renderTeardownGaps(t, face));
-  for (const n of t.namespaces.filter((x) => x.status === 'stuck'))
-    out.push(...renderStuckNamespace(n, why({ apiVersion: 'v1', kind: 'Namespace', name: n.name }), face));
-  return out;
-}
-
-/** What the teardown could not check or do in order (the verdict cannot be clean). */
-function renderTeardownGaps(t: TeardownResult, face: Face): string[] {
-  const out: string[] = [];
-  const errors = [...t.stages.flatMap((s) => s.errors), ...t.errors];
-  if (errors.length)
-    out.push(
-      'Could not check (the verdict cannot be clean):',
-      '',
-      ...errors.map((e) => `- ${escapeMarkdown(inFaceTerms(face, e))}`),
-      '',
-    );
-  const unverifiable = t.stages.flatMap((s) => s.unverifiableKinds);
-  if (unverifiable.length)
-    out.push(
-      `Could not check objects of kinds whose API group failed discovery: ${unverifiable.map(codeSpan).join(', ')}.`,
-      '',
-    );
-  const unserved = t.stages.flatMap((s) => s.unservedKinds);
-  if (unserved.length)
-    out.push(
-      `Teardown order: the manifests name kinds the API no longer serves, so their CRD was deleted before the release that uses them (their objects went with it): ${unserved.map(codeSpan).join(', ')}. Uninstall releases that use a CRD before the one that ships it.`,
-      '',
-    );
-  return out;
-}
-
-/** A namespace stuck in Terminating: its own finalizers and the conditions that block it. */
-function renderStuckNamespace(n: TeardownResult['namespaces'][number], why: string, face: Face): string[] {
-  const out = [`#### Namespace ${codeSpan(n.name)} is stuck in Terminating`, ''];
-  if (why) out.push(`- root cause (see Findings): ${why}`);
-  if (n.metadataFinalizers.length)
-    out.push(
-      `- held by the namespace's own \`metadata.finalizers\`: ${n.metadataFinalizers.map(codeSpan).join(', ')} (the controller that set them must remove them)`,
-    );
-  if (!n.blockingConditions.length && !n.metadataFinalizers.length)
-    out.push(
-      `- its conditions name no cause yet: the namespace controller may still be working; raise ${codeSpan(inputName(face, 'stage-timeout'))}`,
-    );
-  for (const c of n.blockingConditions)
-    out.push(`- ${codeSpan(c.type)} (${escapeMarkdown(c.reason)}): ${escapeMarkdown(c.message)}`);
-  out.push(
-    '',
-    'Do not clear the namespace finalizer through `/finalize`: that strands its objects in etcd. Fix what the conditions name.',
-    '',
-  );
-  return out;
-}
-
 /** What could not be read, then the object counts (folded). */
 function renderInventory(inv: InventorySummary): string[] {
   const out: string[] = [];
@@ -489,164 +248,6 @@ export function renderRemediation(r: RemediationReport, face: Face = 'action'): 
     out.push('', '</details>', '');
   }
   return out;
-}
-
-/** Pure: the "would delete" section of a dry run (objects listed in a folded block). */
-function renderDryRun(d: DryRunSummary): string[] {
-  const out = [
-    '### Dry run: what the teardown would delete',
-    '',
-    `This was a dry run: nothing was deleted, and the environment was not checked clean. A teardown would delete ${d.objectCount} object(s):`,
-    '',
-    '| stage | releases removed (how) | CRD instances deleted first | objects of their manifests |',
-    '| ---: | --- | ---: | ---: |',
-  ];
-  const how = (r: DryRunSummary['stages'][number]['removals'][number]) =>
-    `${codeSpan(r.release)} (${escapeMarkdown(removalWords(r))}${r.method === 'namespace' ? '' : `: ${escapeMarkdown(r.reason ?? '')}`})`;
-  const skipped = (k: DryRunSkip) => `${codeSpan(k.release)} (**skipped**: ${escapeMarkdown(k.reason)})`;
-  for (const s of d.stages)
-    out.push(
-      `| ${s.index + 1} | ${[...(s.removals ?? []).map(how), ...(s.skipped ?? []).map(skipped)].join(', ') || s.releases.map(codeSpan).join(', ')} | ${s.crdInstances.length} | ${s.objects.length} |`,
-    );
-  out.push(
-    `| — | namespaces: ${d.namespaces.map(codeSpan).join(', ') || '(none)'} | | ${d.namespaces.length} |`,
-    '',
-  );
-  const skips = d.stages.flatMap((s) => s.skipped ?? []);
-  if (skips.length)
-    out.push(
-      ...skips.map(
-        (k) =>
-          `Would skip ${codeSpan(k.release)}, keeping its namespace, as the teardown decides: ${escapeMarkdown(k.reason)}. ` +
-          `Foreseen to stay: ${k.instances.map((i) => `${objectName(i.object)} (${escapeMarkdown(i.why)})`).join(', ')}.`,
-      ),
-      '',
-    );
-  const objects = d.stages.flatMap((s) => [...s.crdInstances, ...s.objects]);
-  if (objects.length) {
-    out.push('<details><summary>Objects</summary>', '');
-    for (const o of objects) out.push(`- ${objectName(o)}`);
-    out.push('', '</details>', '');
-  }
-  const kept = d.stages.flatMap((s) => s.kept);
-  const deleted = new Set(d.namespaces);
-  if (kept.length)
-    out.push(
-      `Helm would keep (\`helm.sh/resource-policy: keep\`): ${kept
-        .map(
-          (k) =>
-            `${objectName(k)} (${k.namespace !== undefined && deleted.has(k.namespace) ? 'then deleted with its namespace' : 'left there'})`,
-        )
-        .join(', ')}.`,
-      '',
-    );
-  return out;
-}
-
-const severityIcon: Record<Finding['severity'], string> = { error: '🔴', warning: '🟠', info: '🔵' };
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-/** `root cause of N: CodeA, CodeB` (each code once), or '—' when it explains nothing. */
-function explainsText(r: RootCause): string {
-  if (r.explains.length === 0) return '—';
-  const codes = [...new Set(r.explains.map((f) => f.code))];
-  return `root cause of ${r.explains.length}: ${codes.map(codeSpan).join(', ')}`;
-}
-
-/** The codes of an entry (its finding and the others about the same object), failing ones in bold. */
-function codesOf(r: RootCause, failing: ReadonlySet<string>): string {
-  return [r.finding, ...r.sameObject]
-    .map((f) => (failing.has(f.key) ? `**${codeSpan(f.code)}**` : codeSpan(f.code)))
-    .join(' + ');
-}
-
-/** One line of a note: code, object, what it explains, the message. */
-function rootCauseLine(r: RootCause): string {
-  return `${codeSpan(r.finding.code)} ${objectName(r.finding.object)}: ${escapeMarkdown(r.finding.message)}`;
-}
-
-/**
- * Pure: the first screen of the findings: a heading that counts root causes and the findings
- * they explain separately, then one table row per root cause (severity, code, object, how many
- * findings it explains, the first safe action). Informational entries that do not fail the step
- * are left to the notes; evidence and remedies to `renderRootCauseDetails`.
- */
-export function renderRootCauses(
-  findings: readonly Finding[],
-  roots: RootCauses,
-  failing: ReadonlySet<string>,
-  face: Face = 'action',
-): string[] {
-  if (findings.length === 0) return ['### Findings: none', ''];
-  const policy = face === 'cli' ? '--fail-on' : 'the fail-on policy';
-  const over =
-    failing.size === findings.length && failing.size > 0
-      ? `all ${failing.size} over ${policy}`
-      : `${failing.size} over ${policy}`;
-  const parts = [
-    plural(roots.causes.length, 'root cause'),
-    plural(roots.linked, 'linked finding'),
-    ...(roots.notes.length ? [plural(roots.notes.length, 'note')] : []),
-  ];
-  const out = [`### ${parts.join(', ')} (${plural(findings.length, 'finding')}, ${over})`, ''];
-  if (roots.causes.length === 0)
-    return [...out, `No finding crosses ${policy}: they are informational notes (below).`, ''];
-  out.push('| | code | object | explains | first safe action |', '| --- | --- | --- | --- | --- |');
-  for (const r of roots.causes)
-    out.push(
-      `| ${severityIcon[r.finding.severity]} | ${codesOf(r, failing)} | ${r.group.length ? escapeMarkdown(rootCauseLabel(r)) : objectName(r.finding.object)} | ${explainsText(r)} | ${escapeMarkdown(firstAction(r.finding))} |`,
-    );
-  out.push(
-    '',
-    'Evidence and the whole remedy of each, safest first: under **Root causes in detail** below.',
-    '',
-  );
-  return out;
-}
-
-/**
- * Pure: each root cause (and note) folded: its message and evidence, the findings it explains,
- * and its remedy as a shell block, safest first. The other findings about the same object are
- * shown in the same entry, so one object has one remedy sequence.
- */
-export function renderRootCauseDetails(roots: RootCauses): string[] {
-  const entries = [...roots.causes, ...roots.notes];
-  if (entries.length === 0) return [];
-  const out = ['### Root causes in detail', ''];
-  for (const r of entries) {
-    const f = r.finding;
-    const title = `${severityIcon[f.severity]} ${escapeMarkdown(f.code)}: ${escapeMarkdown(rootCauseLabel(r))}${r.explains.length ? ` (root cause of ${r.explains.length})` : ''}`;
-    out.push(`<details><summary>${title}</summary>`, '', escapeMarkdown(f.message), '');
-    for (const e of f.evidence) out.push(`- ${escapeMarkdown(e)}`);
-    if (r.group.length) {
-      out.push('', 'The same remedy covers these findings too:');
-      for (const g of r.group)
-        out.push(`- ${codeSpan(g.code)} ${objectName(g.object)}: ${escapeMarkdown(g.message)}`);
-    }
-    for (const other of r.sameObject) {
-      out.push('', `Also about this object: ${codeSpan(other.code)}: ${escapeMarkdown(other.message)}`, '');
-      for (const e of other.evidence) out.push(`- ${escapeMarkdown(e)}`);
-    }
-    if (r.explains.length) {
-      out.push('', 'This causes:');
-      for (const c of r.explains)
-        out.push(`- ${codeSpan(c.code)} ${objectName(c.object)}: ${escapeMarkdown(c.message)}`);
-    }
-    out.push('', `**Remedy:** ${escapeMarkdown(f.remediation.summary)}`, '');
-    if (f.remediation.commands.length) out.push(...codeBlock('sh', f.remediation.commands), '');
-    out.push('</details>', '');
-  }
-  return out;
-}
-
-/**
- * Pure: the findings section on its own (root causes, then their details): what the summary
- * shows of `findings`. `failing`: keys over the fail-on policy.
- */
-export function renderFindings(findings: readonly Finding[], failing: ReadonlySet<string>): string[] {
-  const roots = rootCausesOf(findings, failing);
-  return [...renderRootCauses(findings, roots, failing), ...renderRootCauseDetails(roots)];
 }
 
 /** GitHub's limit for one step's job summary is 1 MiB; stay under it with room for the note. */

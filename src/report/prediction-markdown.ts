@@ -7,7 +7,7 @@
  */
 import { codeSpan, escapeMarkdown } from './escape.js';
 import type { Report } from './report.js';
-import { predictedId, type Prediction, type PredictedRef, type Surprise } from '../teardown/prediction.js';
+import { predictedId, type Prediction, type PredictedRef, type Surprise } from '../model/prediction.js';
 
 const label = (o: { kind: string; namespace?: string; name: string }) =>
   `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;

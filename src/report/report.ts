@@ -352,7 +352,7 @@ export function teardownVerdict(result: TeardownResult): 'clean' | 'leftovers' {
  * Pure: whether a teardown could not finish its own job, whatever the findings say: a release
  * not uninstalled, a stage's error or kind it could not check, an error of its own, or the
  * overall timeout. Objects it left behind are judged by the scan after it instead (`fail-on`
- * and `ignore` decide for them: engine.ts), so this never passes a run `fail-on: never` allows
+ * and `ignore` decide for them: engine/scan.ts), so this never passes a run `fail-on: never` allows
  * to fail, and a tool error is never clean.
  */
 export function teardownIncomplete(result: TeardownResult): boolean {

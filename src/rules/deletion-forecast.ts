@@ -70,6 +70,11 @@ export function deletionOutlook(
     for (const finalizer of finalizers) {
       if (builtInFinalizers[finalizer] !== undefined) continue;
       const search = searchOf(finalizer, o);
+      // A controller that is installed but down (a rollout, a crash loop) may still come back.
+      if (search.result === 'none' && search.down) {
+        waits.push(`finalizer ${finalizer}: ${describeControllerSearch(search, finalizer)}`);
+        continue;
+      }
       if (search.result === 'none')
         return {
           outcome: 'hangs',

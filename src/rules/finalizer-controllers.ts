@@ -143,6 +143,13 @@ export type ControllerSearch =
       readonly how?: string;
       /** The owner structure found (`Helm release ops/operator, which shipped CRD widgets.example.com`). */
       readonly owner?: string;
+      /**
+       * The owner's workloads that are installed and want to run (not being deleted, not in a
+       * Terminating namespace, not scaled to zero) but have no available replica now: a rollout
+       * that has not finished, a crash loop, a node NotReady for a while. The controller is down,
+       * not gone: it may come back and remove the finalizer. Absent when it is gone.
+       */
+      readonly down?: readonly ControllerCandidate[];
     }
   /** No conclusion: the finalizer names no controller, or a footprint kind could not be listed. */
   | { readonly result: 'unknown'; readonly reason: string };
@@ -305,6 +312,15 @@ function structuralSearch(
   const unlisted = workloadResources.filter((r) => !wasListed(inventory, 'apps', r));
   if (unlisted.length)
     return { result: 'unknown', reason: `could not list ${unlisted.join(', ')} to look for its controller` };
+  const specs = new Map(
+    workloadResources.flatMap((r) => fullObjectsOf(inventory, r)).map((w) => [w.metadata?.uid ?? '', w]),
+  );
+  const down = candidates.filter(
+    (c) =>
+      !c.object.deletionTimestamp &&
+      !(c.object.namespace && terminating.has(c.object.namespace)) &&
+      specs.get(c.object.uid)?.spec?.replicas !== 0,
+  );
   return {
     result: 'none',
     tokens,
@@ -312,6 +328,7 @@ function structuralSearch(
     basis: 'structure',
     owner: owners.map((o) => o.owner).join('; '),
     how: owners.map((o) => goneHow(inventory, o, terminating)).join('; '),
+    ...(down.length > 0 ? { down } : {}),
   };
 }
 
@@ -392,6 +409,11 @@ export function describeControllerSearch(search: ControllerSearch, source: strin
       `taken as its controller (live, and its name, namespace or app label carries ${words(search.tokens)}): ` +
       `${describeCandidates(search.candidates)}` +
       (search.basis === 'names' ? guessNote : '')
+    );
+  if (search.result === 'none' && search.down)
+    return (
+      `its controller is installed but does not run now: its owner is ${search.owner ?? 'unknown'}; ` +
+      `down, not gone (it may come back and remove the finalizer): ${describeCandidates(search.down)}`
     );
   if (search.result === 'none' && search.basis === 'structure')
     return (

@@ -6,7 +6,7 @@
  * and the snapshot taken after the teardown.
  */
 import type { Inventory } from '../inventory/snapshot.js';
-import type { ObjectMetadata, ObjectRef } from '../inventory/types.js';
+import { coverageLabel, type ObjectMetadata, type ObjectRef } from '../inventory/types.js';
 import { findingKey, type Finding } from './findings.js';
 import { intercepts, webhookConfigurations } from './admission-webhooks.js';
 import { fullObjectsOf, refOfWhole } from './kubernetes-objects.js';
@@ -52,6 +52,21 @@ export interface LeftoverDiagnosis {
 /** Pure: whether the snapshot still holds a leftover's object. */
 export function leftoverStillThere(inventory: Inventory, ref: ObjectRef): boolean {
   return findObject(inventory, ref) !== undefined;
+}
+
+/**
+ * Pure: whether the snapshot could not read the kind of `ref`, so that its absence proves
+ * nothing: listing its resource left a coverage gap (403, 5xx, cut at the deadline), or
+ * discovery of its group-version failed. A kind the cluster no longer serves at all (its CRD
+ * is gone) is read: its objects are gone with it.
+ */
+export function leftoverUnreadable(inventory: Inventory, ref: ObjectRef): boolean {
+  const gaps = new Set(inventory.coverage.map((g) => g.resource));
+  const group = groupOf(ref.apiVersion);
+  if (inventory.failedGroupVersions.some((f) => f.groupVersion === ref.apiVersion)) return true;
+  return inventory.resources.some(
+    (r) => r.group === group && r.kind === ref.kind && gaps.has(coverageLabel(r)),
+  );
 }
 
 /** The snapshot's object for a leftover (matched by group, kind, namespace and name). */

@@ -7,6 +7,7 @@ import { buildFinding } from './finding-builder.js';
 import {
   builtInFinalizers,
   controllerOrigin,
+  describeCandidates,
   describeControllerSearch,
   findFinalizerControllers,
   type ControllerOrigin,
@@ -167,6 +168,19 @@ function groupByFinalizer(inventory: Inventory, context: RuleContext): Group[] {
  * `foregroundDeletion`, the message and evidence name the dependents with `blockOwnerDeletion`
  * that the owners wait for (foreground-deletion.ts); the linker links what holds them.
  */
+/**
+ * Pure: what a finding's message says of the finalizer's controller, in three states: gone (no
+ * controller runs and none is installed, with how it went), down (installed, no available
+ * replica: it may come back), or running but not removing it. Empty for a built-in finalizer.
+ */
+function controllerWords(search: ControllerSearch | undefined, builtIn: string | undefined): string {
+  if (search?.result === 'none' && search.down)
+    return `; its controller is installed but does not run now (${describeCandidates(search.down)})`;
+  if (search?.result === 'none')
+    return `, and no controller for it appears to run${search.how ? ` (${search.how})` : ''}`;
+  return search?.result === 'found' && !builtIn ? '; its controller runs but has not removed it' : '';
+}
+
 export const stuckFinalizerRule: Rule = {
   name: rule,
   title: 'Objects waiting for a finalizer past the threshold',
@@ -181,8 +195,8 @@ export const stuckFinalizerRule: Rule = {
       const search = builtIn
         ? undefined
         : (attacherSearches.get(finalizer) ?? findFinalizerControllers(inventory, finalizer, objects));
-      const gone = search?.result === 'none';
-      const running = search?.result === 'found';
+      // Gone: no controller runs and none is installed to come back (a down one is not gone).
+      const gone = search?.result === 'none' && !search.down;
       const refusal = refusedRemoval(inventory, objects, finalizer);
       const oldest = Math.max(...objects.map((o) => ageSeconds(o.deletionTimestamp, context.now) ?? 0));
       const where = namespace !== undefined ? `in namespace ${namespace}` : '(cluster-scoped)';
@@ -208,11 +222,7 @@ export const stuckFinalizerRule: Rule = {
             subject: finalizerGroupSubject(namespace, finalizer),
             message:
               `${count} ${where} ${objects.length === 1 ? 'has' : 'have'} waited up to ${formatDuration(oldest)} for finalizer ${finalizer} to be removed` +
-              (gone
-                ? `, and no controller for it appears to run${search?.result === 'none' && search.how ? ` (${search.how})` : ''}`
-                : running && !builtIn
-                  ? '; its controller runs but has not removed it'
-                  : '') +
+              controllerWords(search, builtIn) +
               (waits ? `: ${waits.message}` : ''),
             evidence: [
               ...capLines(

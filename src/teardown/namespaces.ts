@@ -134,18 +134,6 @@ async function guardedDelete(
   }
 }
 
-/**
- * Deletes namespaces and waits until they are gone (`requestNamespaceDeletion`, then
- * `awaitNamespacesGone`); a protected one is not deleted (outcome `protected`).
- */
-export async function deleteNamespaces(
-  api: ApiClient,
-  names: readonly string[],
-  options: NamespaceWaitOptions & { protection?: NamespaceProtection },
-): Promise<NamespaceOutcome[]> {
-  return awaitNamespacesGone(api, [await requestNamespaceDeletion(api, names, options)], options);
-}
-
 export interface NamespaceWaitOptions {
   readonly timeoutMs: number;
   /** True when `timeoutMs` is what was left of the overall `timeout`, less than `stage-timeout`. */

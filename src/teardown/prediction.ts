@@ -20,19 +20,19 @@ import {
 import type { DeletionOutlook } from '../rules/deletion-forecast.js';
 import { deleteObject, stripFinalizerPatches } from '../rules/kubectl.js';
 import type { DryRunSkip, DryRunStage, DryRunSummary } from '../model/dry-run.js';
-import type {
-  Expected,
-  PredictedNamespace,
-  PredictedObject,
-  PredictedRef,
-  PredictedRelease,
-  Prediction,
-  Surprise,
+import {
+  predictedId,
+  type Expected,
+  type PredictedNamespace,
+  type PredictedObject,
+  type PredictedRef,
+  type PredictedRelease,
+  type Prediction,
+  type Surprise,
 } from '../model/prediction.js';
 import type { ReleaseFacts } from '../plan/release-facts.js';
 import { hookObjects, objectsToAwait } from './release-objects.js';
 import type { ResourceIndex } from './resource-index.js';
-import { objectId } from './wait-gone.js';
 
 export type {
   Expected,
@@ -61,8 +61,8 @@ export interface PredictionInputs {
   readonly outlook: (o: ObjectMetadata) => DeletionOutlook | undefined;
 }
 
-/** Pure: an object's identity in a prediction: API group (not version), kind, namespace, name. */
-export const predictedId = objectId;
+/** Pure: an object's identity in a prediction (model/prediction.ts, where report/ reads it too). */
+export { predictedId };
 
 const order: Record<Expected, number> = { hangs: 0, stays: 1, waits: 2, goes: 3 };
 
@@ -314,7 +314,7 @@ function predictNamespaces(
 
 /**
  * Pure: what a teardown did that its prediction did not say: each object it left (`leftovers`,
- * engine.ts `leftoversOf`, that `stillThere` does not say is gone since) that the prediction
+ * engine/scan.ts `leftoversOf`, that `stillThere` does not say is gone since) that the prediction
  * expected to go or wait, or did not name at all;
  * each namespace left that was expected to go; and each object expected to hang or stay that is
  * gone (`stillThere` tells, from the snapshot after the teardown). A surprise is a defect of

@@ -1,4 +1,3 @@
-import { groupOf } from '../kube/api-version.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { ApiClient, WatchEvent } from '../cluster/api-client.js';
 import { KubernetesApiError } from '../cluster/errors.js';
@@ -7,13 +6,13 @@ import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait
 import type { KindAddress } from './resource-index.js';
 import type { Blocker } from '../model/teardown-result.js';
 import { startHeartbeat, waitingOnObject } from './wait-progress.js';
+import { predictedId } from '../model/prediction.js';
 
 /**
  * Pure: an object's identity across a teardown's prediction and its waits: API group (not
- * version), kind, namespace, name.
+ * version), kind, namespace, name (model/prediction.ts `predictedId`).
  */
-export const objectId = (o: { apiVersion: string; kind: string; namespace?: string; name: string }) =>
-  JSON.stringify([groupOf(o.apiVersion), o.kind, o.namespace ?? '', o.name]);
+export const objectId = predictedId;
 
 /** An object teardown waits for. */
 export interface AwaitedObject {

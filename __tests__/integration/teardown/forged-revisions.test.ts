@@ -13,6 +13,7 @@
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { runAction } from '../support/action.js';
+import { userKubeconfig, withClusterRole } from '../support/identities.js';
 import { auditMark, toolMutationsSince } from '../support/audit.js';
 import {
   adminApiForSuite,
@@ -209,6 +210,80 @@ test('helm3: an earlier revision Helm falls back to, when it cannot decode the n
       ],
       victim,
     );
+  } finally {
+    await cleanUp();
+  }
+});
+
+/**
+ * Go's JSON reader (encoding/json, which Helm 3 and 4 decode records with) matches object keys
+ * to struct fields without regard to case (and folds `ſ` to `s`, `K` to `k`), the last key
+ * winning; JSON.parse keeps `manifest` and `MANIFEST` as two keys. A record with a benign
+ * `manifest` followed by a `MANIFEST` naming a ClusterRole was checked by its benign manifest,
+ * and Helm 3 uninstalled the other: the ClusterRole was deleted, verdict clean. Now the record
+ * is refused, naming the key, and its release with it.
+ */
+test.each([
+  ['MANIFEST', 'secret'],
+  ['manifeſt', 'configmap'],
+] as const)(
+  'helm3, key %s, driver %s: a record whose manifest key only Go reads as manifest is refused; the ClusterRole stays',
+  async (key, driver: Driver) => {
+    const { env, victim, cleanUp } = await setUp(`fold-${driver.slice(0, 2)}`);
+    try {
+      await plant(env, driver, revision('r', env, 1, benignManifest, { info: { status: 'superseded' } }), {});
+      await plant(
+        env,
+        driver,
+        { ...revision('r', env, 2, benignManifest), [key]: roleManifest(victim) },
+        { revision: 2 },
+      );
+      const kind = driver === 'secret' ? 'Secret' : 'ConfigMap';
+      await expectRefused(
+        { namespaces: env, helm: clusterEnv().helm3, 'uninstall-mode': 'helm', 'delete-namespaces': 'false' },
+        [
+          `release ${kind} ${env}/sh.helm.release.v1.r.v2 is not a valid Helm release: its JSON has a key ${JSON.stringify(key)} that Helm reads as "manifest"`,
+        ],
+        victim,
+      );
+    } finally {
+      await cleanUp();
+    }
+  },
+);
+
+/**
+ * An identity that may delete ClusterRoles but not list them (a coverage gap): the snapshot has
+ * no ClusterRoles, so the ownership check saw none, and Helm 3 deleted a ClusterRole that no
+ * release owns, named by a forged record (measured: deleted, verdict leftovers). Now the plan
+ * refuses an object outside the scope of a kind it could not list (plan/release-reach.ts
+ * `unlistedKinds`).
+ */
+test('helm3: an identity that cannot list ClusterRoles is refused a release naming one outside the scope; the ClusterRole stays', async () => {
+  const { env, victim, cleanUp } = await setUp('unlisted');
+  const user = uniqueName('no-list-roles');
+  const listable = ['namespaces', 'secrets', 'configmaps', 'roles', 'rolebindings', 'clusterrolebindings'];
+  const rules = [
+    { apiGroups: ['*'], resources: ['*'], verbs: ['get', 'watch', 'create', 'update', 'patch', 'delete'] },
+    { apiGroups: ['*'], resources: listable, verbs: ['list'] },
+  ];
+  try {
+    await plant(env, 'secret', revision('r', env, 1, roleManifest(victim)), {});
+    await withClusterRole(api, { name: `kube-sweep-test-${user}`, user, rules }, async () => {
+      await expectRefused(
+        {
+          namespaces: env,
+          helm: clusterEnv().helm3,
+          'uninstall-mode': 'helm',
+          'delete-namespaces': 'false',
+          kubeconfig: await userKubeconfig(user),
+        },
+        [
+          `release ${env}/r names ClusterRole ${victim} in its manifest, outside the scope, but that object is not the release's (kube-sweep could not list ClusterRole objects`,
+        ],
+        victim,
+      );
+    });
   } finally {
     await cleanUp();
   }

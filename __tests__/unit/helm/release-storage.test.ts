@@ -261,3 +261,65 @@ test('a chart crds/ file holding a CustomResourceDefinition the API server would
     );
   expect(decodeRelease(encoded(withFile(crd('example.com', 'widgets'))), secret).crdFiles).toHaveLength(1);
 });
+
+const role = 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: victim\n';
+
+/**
+ * Go's encoding/json (Helm's) matches keys to struct fields without regard to case (ſ is s, K
+ * is k) and merges a repeated key into the value already there; JSON.parse keeps `MANIFEST` as
+ * a key of its own and keeps only the last of a repeated key. Either lets a record show
+ * kube-sweep one release and Helm another.
+ */
+test.each<readonly [string, string, RegExp]>([
+  [
+    'a MANIFEST key after the manifest',
+    JSON.stringify({ ...valid, MANIFEST: role }),
+    /its JSON has a key "MANIFEST" that Helm reads as "manifest"/,
+  ],
+  [
+    'a manifeſt key (long s)',
+    JSON.stringify({ ...valid, manifeſt: role }),
+    /key "manifeſt" that Helm reads as "manifest"/,
+  ],
+  [
+    'a hook whose Events key Go reads as events',
+    JSON.stringify({ ...valid, hooks: [{ name: 'h', manifest: '', Events: ['pre-delete'] }] }),
+    /key "Events" that Helm reads as "events"/,
+  ],
+  [
+    'an Info key',
+    JSON.stringify({ ...valid, Info: { status: 'uninstalled' } }),
+    /key "Info" that Helm reads as "info"/,
+  ],
+  [
+    'a chart files entry with a Name key',
+    JSON.stringify({ ...valid, chart: { files: [{ Name: 'crds/x.yaml', data: '' }] } }),
+    /key "Name" that Helm reads as "name"/,
+  ],
+  [
+    // Go decodes the second list into the first one's hooks: hook 1 keeps its pre-delete event and manifest.
+    'a repeated hooks key',
+    `${JSON.stringify(valid).slice(0, -1)},"hooks":[{"name":"h","events":["pre-delete"],"manifest":${JSON.stringify(role)}}],"hooks":[{"name":"h"}]}`,
+    /its JSON has an object with a repeated key/,
+  ],
+  [
+    'a key repeated through an escape',
+    `${JSON.stringify(valid).slice(0, -1)},"manifes\\u0074":""}`,
+    /its JSON has an object with a repeated key/,
+  ],
+])('a record with %s is refused: Helm would read it otherwise', (_what, json, why) => {
+  const decode = () =>
+    decodeRelease(encoded(undefined, gzipSync(Buffer.from(json))), 'pr-1/sh.helm.release.v1.web.v1');
+  expect(decode).toThrow(ReleaseDecodeError);
+  expect(decode).toThrow(why);
+});
+
+test('keys of free maps (values, config, annotations) may differ in case; a repeated key elsewhere in a string is no key', () => {
+  const record = {
+    ...valid,
+    config: { Name: 'a', name: 'b', Manifest: 'x' },
+    chart: { metadata: { name: 'c', annotations: { Version: '1' } }, values: { Hooks: [] } },
+    manifest: '# {"a":1,"a":2}\n',
+  };
+  expect(decodeRelease(encoded(record), 'pr-1/sh.helm.release.v1.web.v1').name).toBe('web');
+});

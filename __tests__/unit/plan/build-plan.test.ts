@@ -1,5 +1,6 @@
 import { buildPlan, type PlanInput } from '../../../src/plan/build-plan.js';
 import { OrderingCycleError } from '../../../src/plan/stages.js';
+import { unlistedKinds } from '../../../src/plan/release-reach.js';
 import { recordedRelease } from '../support/fixtures.js';
 import { inFaceTerms } from '../../../src/report/face.js';
 
@@ -379,6 +380,34 @@ describe('objects outside the scope must be the release’s own (release-reach.t
       }),
     });
     expect(p.refusals).toEqual([]);
+  });
+
+  test('an object outside the scope of a kind the snapshot could not list is refused: whose it is is unknown', () => {
+    const gaps = [
+      { resource: 'clusterroles.rbac.authorization.k8s.io/v1', reason: 'forbidden' },
+      { resource: 'metrics.k8s.io/v1beta1', reason: 'discovery' },
+    ];
+    const unlistedKind = unlistedKinds(gaps, (group, kind) =>
+      group === 'rbac.authorization.k8s.io' && kind === 'ClusterRole'
+        ? { resource: 'clusterroles' }
+        : undefined,
+    );
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gone\n  namespace: infra';
+    const p = plan({
+      foundReleases: [recordedRelease('helm4-operator.json'), appWith(role('unseen'), cm)],
+      namespacedOf,
+      liveObject: live({}),
+      unlistedKind,
+    });
+    expect(p.refusals).toEqual([
+      'release fixture-helm4/app names ClusterRole unseen in its manifest, outside the scope, but that object is not ' +
+        "the release's (kube-sweep could not list ClusterRole objects (a coverage gap: grant list on them, rbac/), so whose " +
+        'it is is unknown): removing the release would delete it. The release record may be forged or the object adopted ' +
+        'by hand; check the record, then remove the release by hand',
+    ]);
+    expect(
+      plan({ foundReleases: [appWith(role('unseen'))], namespacedOf, liveObject: live({}) }).refusals,
+    ).toEqual([]);
   });
 
   test('a delete hook that creates a cluster-scoped object or one outside the scope is refused', () => {

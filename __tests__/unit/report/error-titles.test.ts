@@ -1,4 +1,4 @@
-import { teardownDoneWords } from '../../../src/engine.js';
+import { teardownDoneWords } from '../../../src/engine/teardown.js';
 import { checkRunOutput } from '../../../src/report/github/check-run.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import { errorKind, type Report } from '../../../src/report/report.js';

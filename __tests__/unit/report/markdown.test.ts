@@ -1,10 +1,6 @@
-import {
-  blockerFate,
-  fitSummary,
-  keptAfterRun,
-  renderFindings,
-  renderRemediation,
-} from '../../../src/report/markdown.js';
+import { fitSummary, renderRemediation } from '../../../src/report/markdown.js';
+import { renderFindings } from '../../../src/report/findings-markdown.js';
+import { blockerFate, keptAfterRun } from '../../../src/report/teardown-markdown.js';
 import { firstAction, rootCausesOf } from '../../../src/report/root-causes.js';
 import type { Finding } from '../../../src/rules/findings.js';
 

@@ -1,9 +1,10 @@
 /**
  * Root causes grouped by remedy (report/root-causes.ts): the objects stranded in one missing
  * namespace make one entry, from the S10 snapshot recorded on the real control plane; and the
- * plan says what a teardown will meet (markdown.ts `planForecast`).
+ * plan says what a teardown will meet (plan-markdown.ts `planForecast`).
  */
-import { planForecast, renderFindings } from '../../../src/report/markdown.js';
+import { planForecast } from '../../../src/report/plan-markdown.js';
+import { renderFindings } from '../../../src/report/findings-markdown.js';
 import type { PlanSummary } from '../../../src/report/report.js';
 import { rootCauseLabel, rootCausesOf } from '../../../src/report/root-causes.js';
 import { runRules } from '../../../src/rules/index.js';

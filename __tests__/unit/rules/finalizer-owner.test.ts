@@ -9,6 +9,7 @@
 import type { Inventory, InventoryData } from '../../../src/inventory/snapshot.js';
 import type { ObjectMetadata } from '../../../src/inventory/types.js';
 import { findFinalizerControllers } from '../../../src/rules/finalizer-controllers.js';
+import { deletionOutlook } from '../../../src/rules/deletion-forecast.js';
 import { heldEvidence, refusedRemoval, withRefusal } from '../../../src/rules/finalizer-evidence.js';
 import { stripFinalizers, stripFinalizersWarning } from '../../../src/rules/kubectl.js';
 import { stuckFinalizerRule } from '../../../src/rules/stuck-finalizer.js';
@@ -94,16 +95,35 @@ test.each([
     {},
     `uninstalled: Helm release pr7/operator, which shipped CRD ${crdName} (its meta.helm.sh annotations), has no Deployment, StatefulSet or DaemonSet left`,
   ],
-  [
-    'not available, no Lease',
-    deployment(0, 1),
-    'its workloads have no available replica, and no pod of theirs renews a Lease',
-  ],
 ])('gone says how: %s', (_name, add, how) => {
   const inventory = variant((c) => ({ ...c, annotations: helmMarks }), add);
   const [f] = stuckFinalizerRule.check(inventory, replayContext(fixture));
   expect(f!.code).toBe('OperatorGoneFinalizer');
   expect(f!.message).toContain(`no controller for it appears to run (${how})`);
+});
+
+test('installed but not available (a rollout not finished, a crash loop, no Lease renewed): down, not gone; a teardown waits for it', () => {
+  const inventory = variant((c) => ({ ...c, annotations: helmMarks }), deployment(0, 1));
+  const search = findFinalizerControllers(inventory, finalizer, widgets());
+  expect(search).toMatchObject({ result: 'none', basis: 'structure' });
+  expect(search.result === 'none' && search.down?.map((c) => c.object.name)).toEqual(['widgets']);
+  const [f] = stuckFinalizerRule.check(inventory, replayContext(fixture));
+  expect(f!.code).toBe('StuckFinalizer');
+  expect(f!.message).toContain(
+    'its controller is installed but does not run now (deployments.apps pr7/widgets (a workload of Helm release pr7/operator',
+  );
+  expect(f!.evidence.join('\n')).toContain('down, not gone (it may come back and remove the finalizer)');
+  // The forecast of a teardown: deleting a Widget waits on that controller, it is not a hang.
+  const outlook = deletionOutlook(inventory, { now: Date.parse(inventory.takenAt), stuckAfterSeconds: 300 });
+  const live = { ...widgets()[0]!, deletionTimestamp: undefined };
+  expect(outlook(live)).toMatchObject({ outcome: 'waits' });
+  // Scaled to zero, the same controller is gone: deleting the Widget hangs.
+  const zero = variant((c) => ({ ...c, annotations: helmMarks }), deployment(0, 0));
+  expect(
+    deletionOutlook(zero, { now: Date.parse(zero.takenAt), stuckAfterSeconds: 300 })(live),
+  ).toMatchObject({
+    outcome: 'hangs',
+  });
 });
 
 test('an OLM operator label on the CRD ties it to the workloads with the same label', () => {

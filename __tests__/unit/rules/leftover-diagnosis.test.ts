@@ -1,7 +1,13 @@
 import type { ObjectRef } from '../../../src/inventory/types.js';
 import { findingKey } from '../../../src/rules/findings.js';
 import { runRules } from '../../../src/rules/index.js';
-import { diagnoseLeftovers, withCauses, type Leftover } from '../../../src/rules/leftover-diagnosis.js';
+import {
+  diagnoseLeftovers,
+  leftoverStillThere,
+  leftoverUnreadable,
+  withCauses,
+  type Leftover,
+} from '../../../src/rules/leftover-diagnosis.js';
 import { finalizerGroupSubject } from '../../../src/rules/stuck-finalizer.js';
 import { loadRecordedFixture, replayContext, withInventory } from './support/recorded-fixture.js';
 import type { NamespaceObject } from '../../../src/rules/kubernetes-objects.js';
@@ -166,4 +172,30 @@ test('a namespace whose custom resources cannot be converted roots in the CRD wh
   }));
   const again = runRules(unquoted, replayContext(fixture));
   expect(again.find((f) => f.key === content)?.causedBy).toBeUndefined();
+});
+
+test('a leftover missing from a snapshot that could not list its kind is unreadable, not gone; one whose kind was read and is absent is gone', () => {
+  const { inventory } = run('s01-stale-apiservice');
+  const missing = namespaceRef('not-in-the-snapshot');
+  expect(leftoverStillThere(inventory, missing)).toBe(false);
+  expect(leftoverUnreadable(inventory, missing)).toBe(false);
+  const forbidden = withInventory(inventory, (d) => ({
+    ...d,
+    coverage: [...d.coverage, { resource: 'namespaces/v1', reason: 'forbidden', message: 'forbidden' }],
+  }));
+  expect(leftoverUnreadable(forbidden, missing)).toBe(true);
+  // A gap for another kind says nothing of namespaces.
+  const other = withInventory(inventory, (d) => ({
+    ...d,
+    coverage: [...d.coverage, { resource: 'configmaps/v1', reason: 'failed', message: 'HTTP 503' }],
+  }));
+  expect(leftoverUnreadable(other, missing)).toBe(false);
+  // Discovery of the group-version failed: its objects could not be listed at all.
+  const widget = { apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'a', name: 'w' };
+  expect(leftoverUnreadable(inventory, widget)).toBe(false);
+  const undiscovered = withInventory(inventory, (d) => ({
+    ...d,
+    failedGroupVersions: [...d.failedGroupVersions, { groupVersion: 'example.com/v1', message: 'HTTP 503' }],
+  }));
+  expect(leftoverUnreadable(undiscovered, widget)).toBe(true);
 });

@@ -1,6 +1,7 @@
 /**
  * The dependency directions ARCHITECTURE.md describes, checked on the import statements of src/
- * (static and type imports, and dynamic `import()`).
+ * (static and type imports, and dynamic `import()`): the layers ("Layers" in ARCHITECTURE.md),
+ * where an import only points down, and the rules within them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -70,4 +71,70 @@ test('no import cycle between files (type imports included)', () => {
   };
   for (const file of graph.keys()) visit(file, []);
   expect(cycles).toEqual([]);
+});
+
+/**
+ * The layers of src/, bottom first: a folder (or a file at the root) imports only its own files and
+ * those of lower layers. Same layer, different folder: no import either. teardown/ sits above rules/:
+ * its prediction reads the rules' deletion forecast and kubectl commands, so the prediction and the
+ * scan never disagree. Top: the two doors and the run they share (checked above).
+ */
+const layers: readonly (readonly string[])[] = [
+  ['util', 'kube', 'words'],
+  ['cluster'],
+  ['helm'],
+  ['inventory'],
+  ['plan'],
+  ['model'],
+  ['rules'],
+  ['teardown'],
+  ['remediate'],
+  ['report'],
+  ['config'],
+  ['engine'],
+  ['reap', 'merge'],
+  ['execute', 'action', 'cli'],
+];
+/** The part of src/ a file belongs to: its top folder, or the file at the root (engine.ts with engine/). */
+const partOf = (file: string) => file.split('/')[0]!.replace(/\.ts$/, '');
+const layerOf = (part: string) => layers.findIndex((l) => l.includes(part));
+
+test('every part of src/ has its layer', () => {
+  expect([...new Set([...graph.keys()].map(partOf))].filter((p) => layerOf(p) < 0)).toEqual([]);
+});
+
+test('imports only point down the layers (or stay in their folder)', () => {
+  const top = layers.length - 1;
+  const up = [...graph]
+    .flatMap(([file, targets]) => targets.map((t): [string, string] => [file, t]))
+    .filter(([file, target]) => {
+      const [from, to] = [partOf(file), partOf(target)];
+      if (from === to) return false;
+      if (layerOf(from) === top && layerOf(to) === top) return false; // the doors and execute.ts: checked above
+      return layerOf(to) >= layerOf(from);
+    })
+    .map(([file, target]) => `${file} -> ${target}`);
+  expect(up).toEqual([]);
+});
+
+test('the leaves import nothing of the project: util/, kube/ (Kubernetes vocabulary) and words/ (input words)', () => {
+  const leaves = ['util/', 'kube/', 'words/'];
+  expect(leaves.flatMap((leaf) => importsOf(leaf).filter(([, t]) => !t.startsWith(leaf)))).toEqual([]);
+});
+
+test('no stage imports config/; report/, rules/ and plan/ read the model, never cluster/ or teardown/', () => {
+  const stages = [
+    'plan/',
+    'rules/',
+    'inventory/',
+    'cluster/',
+    'helm/',
+    'teardown/',
+    'util/',
+    'remediate/',
+    'report/',
+  ];
+  expect(stages.flatMap((s) => importsOf(s)).filter(([, t]) => t.startsWith('config/'))).toEqual([]);
+  const readers = ['report/', 'rules/', 'plan/'].flatMap((s) => importsOf(s));
+  expect(readers.filter(([, t]) => t.startsWith('cluster/') || t.startsWith('teardown/'))).toEqual([]);
 });

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
-import { renderBlastRadius } from '../../../src/report/markdown.js';
+import { renderBlastRadius } from '../../../src/report/plan-markdown.js';
 import { blastRadiusOf } from '../../../src/teardown/blast-radius.js';
 import { dryRunOf } from '../../../src/teardown/dry-run.js';
 import { removalWords } from '../../../src/model/teardown-result.js';
