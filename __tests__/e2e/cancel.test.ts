@@ -5,6 +5,7 @@
  * release is removed with its namespace before the signal; the other's `helm uninstall` is
  * running (its pre-delete hook Job can never run: no node matches it). The step must stop
  * starting work, stop helm, and write its report, outputs and summary before the SIGKILL.
+ * The CLI (`dist/cli/index.js`, relaunched with V8 flags) on Ctrl-C prints what was done and exits 130.
  */
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import {
   uniqueName,
 } from '../integration/support/cluster.js';
 import { helm4Ok, writeChart } from '../integration/rules/support/helm.js';
+import { createNamespaceHeldByFinalizer, removeFinalizers } from '../integration/rules/support/scenario.js';
 import { chart } from '../integration/support/widgets.js';
 import { fileCommands, runnerFiles } from './support/runner.js';
 import { join } from 'node:path';
@@ -113,5 +115,56 @@ test('SIGINT during a teardown: helm is stopped, nothing new starts, and the rep
     plainChart.remove();
     await deleteIfPresent(api, `/api/v1/namespaces/${hooked}`);
     await deleteIfPresent(api, `/api/v1/namespaces/${plain}`);
+  }
+});
+
+test('Ctrl-C (SIGINT) during a CLI teardown: it prints what was done and exits 130', async () => {
+  const ns = uniqueName('cli-cancel');
+  const held = await createNamespaceHeldByFinalizer(api, ns);
+  try {
+    const cli = execa(
+      process.execPath,
+      [
+        join(repoRoot, 'dist/cli/index.js'),
+        'teardown',
+        '-n',
+        ns,
+        '--await-predicted-hangs',
+        'true',
+        '--stage-timeout',
+        '3m',
+        '--kubeconfig',
+        clusterEnv().kubeconfig,
+        '--helm',
+        clusterEnv().helm4,
+      ],
+      { reject: false, env: { NO_COLOR: '1' } },
+    );
+    // The teardown waits on the namespace its finalizer holds.
+    await waitFor(
+      async () => {
+        const n = await getOrUndefined<{ metadata: { deletionTimestamp?: string } }>(
+          api,
+          `/api/v1/namespaces/${ns}`,
+        );
+        return { done: !!n?.metadata.deletionTimestamp, value: 0 };
+      },
+      { timeoutMs: 60_000, description: 'the namespace deletion to be requested' },
+    );
+    cli.kill('SIGINT');
+    const result = await cli;
+    expect(result.exitCode).toBe(130);
+    expect(String(result.stderr)).toContain('SIGINT: cancelling: nothing new is started');
+    const stdout = String(result.stdout);
+    expect(stdout).toMatch(/^verdict: error$/m);
+    expect(stdout).toMatch(
+      new RegExp(
+        `^error: cancelled after [\\d.]+ s by SIGINT, during '.*'\\. Done before that: deletion of 1 namespace\\(s\\) requested \\(${ns}\\)\\. Not done: the rest of the teardown and the scan for leftovers; run it again to finish\\.$`,
+        'm',
+      ),
+    );
+  } finally {
+    await removeFinalizers(api, held);
+    await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
 });

@@ -167,6 +167,12 @@ const rows: Row[] = [
     inputs: { 'delete-namespaces': 'yes' },
     says: /takes true or false/,
   },
+  {
+    input: 'require-match',
+    what: 'a non-boolean',
+    inputs: { 'require-match': 'strict' },
+    says: /takes true or false/,
+  },
   { input: 'dry-run', what: 'a non-boolean', inputs: { 'dry-run': 'perhaps' }, says: /takes true or false/ },
   {
     input: 'await-predicted-hangs',

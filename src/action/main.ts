@@ -16,7 +16,7 @@ import { cancelledMessage, progressRecorder } from '../report/cancelled.js';
 import { publishToGitHub } from '../report/github/publish.js';
 import { inFaceTerms, inFaceTermsDeep } from '../report/face.js';
 import { fitSummary, renderMarkdown } from '../report/markdown.js';
-import { teardownCounts, type Report } from '../report/report.js';
+import { matchedNamespacesOutput, teardownCounts, type Report } from '../report/report.js';
 import { rootCauseLabel, rootCausesOf } from '../report/root-causes.js';
 import { findingsOfReport } from '../report/fleet.js';
 import type { CommandRunner } from '../util/command.js';
@@ -198,6 +198,8 @@ async function writeResults(ports: ActionPorts, report: Report, path: string): P
     ports.setOutput(Outputs.releasesUninstalled, String(counts.uninstalled));
     ports.setOutput(Outputs.blockers, String(counts.blockers));
     ports.setOutput(Outputs.stuckNamespaces, String(counts.stuckNamespaces));
+    const matched = matchedNamespacesOutput(report);
+    if (matched !== undefined) ports.setOutput(Outputs.matchedNamespaces, matched);
     const findings = findingsOfReport(report);
     ports.setOutput(Outputs.findings, String(findings.length));
     ports.setOutput(Outputs.remediated, String(report.remediation?.counts.done ?? 0));

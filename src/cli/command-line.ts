@@ -26,6 +26,7 @@ export const listInputs: ReadonlySet<InputName> = new Set<InputName>([
  */
 export const booleanInputs: ReadonlySet<InputName> = new Set<InputName>([
   Inputs.deleteNamespaces,
+  Inputs.requireMatch,
   Inputs.dryRun,
   Inputs.kindKeep,
   Inputs.prComment,

@@ -31,7 +31,7 @@ const commandLines: Readonly<Record<ModeName | 'help', readonly string[]>> = {
 const emptyMeans: Partial<Record<InputName, string>> = {
   [Inputs.kubeconfig]: '$KUBECONFIG (its files merged), then ~/.kube/config',
   [Inputs.context]: "the kubeconfig's current-context",
-  [Inputs.scanScope]: 'cluster for scan, environment otherwise',
+  [Inputs.scanScope]: 'cluster for a scan without a scope, environment otherwise',
   [Inputs.reportPath]: 'no file (--output json prints the report)',
   [Inputs.githubToken]: '$GITHUB_TOKEN',
   [Inputs.reports]: 'the words after merge',
@@ -103,7 +103,8 @@ const scopeLines = [
   'The scope (teardown and plan): --namespaces names or globs, each with a literal character',
   "(a bare '*' is refused); --selector narrows them (a namespace must match a pattern and the",
   'selector); a --selector alone must not be only negative or match every namespace; more than',
-  '--max-namespaces namespaces is refused. Nothing is changed when the scope is refused.',
+  '--max-namespaces namespaces is refused; with --require-match, a pattern or selector that',
+  'matches no namespace is too. Nothing is changed when the scope is refused.',
   'Never touched, in any command: kube-system, kube-public, kube-node-lease, default, every',
   'kube-* namespace, those --protect matches and those labelled kube-sweep.io/protected=true',
   '(never deleted or emptied, their releases never uninstalled, their objects never deleted).',

@@ -18,6 +18,7 @@ import { textBaseline } from '../report/baseline-markdown.js';
 import { textReap } from '../report/reap-markdown.js';
 import { textFleet } from '../report/fleet-markdown.js';
 import { contextsOf, runContexts } from './contexts.js';
+import { cancelledExitCode, runCancellable } from './cancel.js';
 import { buildInfo, versionLine } from './version.js';
 import { commandOf, parseCommandLine, type CommandLine } from './command-line.js';
 import { commandHelp, generalHelp, usage } from './help.js';
@@ -231,27 +232,32 @@ function settingsFromFlags(
 }
 
 /**
- * Runs the sweep with progress on `err`, then the kind clean-up (its warning joins the
- * report's), then publishes to GitHub when a PR comment or check run is asked for.
+ * Runs the sweep with progress on `err` (SIGINT/SIGTERM cancel it and its report says what was
+ * done: cli/cancel.ts), then the kind clean-up (its warning joins the report's), then publishes to GitHub when a PR comment or check run is asked for.
  * @returns the report, with its `github` section when it was published.
  */
 async function runSweep(settings: Settings, err: (s: string) => void): Promise<Report> {
   const progress = (line: string) => err(stderrLine('• ', line));
   const warning = (line: string) => err(stderrLine('! ', line));
   const kind = kindCleanup(settings.kind.keep, progress, warning);
-  let report = await execute(settings, {
-    onKindCluster: kind.created,
-    info: progress,
-    warning,
-    group: async (title, fn) => {
-      err(stderrLine('▸ ', title));
-      return fn();
-    },
-    commands: execaRunner,
-    env: process.env,
-    setSecret: () => {},
-    removeKubeconfig: true,
-  });
+  // Ctrl-C: stop, then report what was done (cli/cancel.ts), as the action's cancelled step does.
+  let report = await runCancellable(settings.mode, warning, ({ cancellation, progress: recorder }) =>
+    execute(settings, {
+      onKindCluster: kind.created,
+      info: progress,
+      warning,
+      group: recorder.group(async (title, fn) => {
+        err(stderrLine('▸ ', title));
+        return fn();
+      }),
+      progress: recorder,
+      cancellation,
+      commands: execaRunner,
+      env: process.env,
+      setSecret: () => {},
+      removeKubeconfig: true,
+    }),
+  );
   const kindWarning = await kind.done();
   if (kindWarning) report = { ...report, warnings: [...report.warnings, kindWarning] };
   report = inFaceTermsDeep('cli', report);
@@ -312,7 +318,8 @@ function helpOf(values: CommandLine['values'], positionals: readonly string[]): 
 
 /**
  * The CLI: the same engine as the action, with inputs as flags.
- * @returns the process exit code (see exitCodeOf; 2 for bad flags).
+ * @returns the process exit code (see exitCodeOf; 2 for bad flags; 130 or 143 when SIGINT or
+ *   SIGTERM cancelled the run: cli/cancel.ts).
  */
 export async function main(
   argv: string[],
@@ -369,5 +376,5 @@ export async function main(
       )
     : await runSweep(settings, err);
   emitReport(report, settings, output, out, err);
-  return exitCodeOf(report);
+  return cancelledExitCode(report) ?? exitCodeOf(report);
 }

@@ -111,6 +111,11 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
       'More is refused before any change, naming the count and the first names. Raise it when a scope that large is meant.',
     commands: planned,
   },
+  'require-match': {
+    summary: 'Fail when a namespaces pattern or the selector matches no namespace.',
+    details: `\`true\`: a teardown or plan whose ${inputRef('namespaces')} has a pattern that matches no namespace, or whose ${inputRef('selector')} leaves nothing in scope, stops before any change with verdict \`error\`, naming the pattern (a typo must not pass). \`false\`: such a run goes on with what did match; a teardown that matched nothing passes and says so in its headline (\`passed: the scope matched no namespace\`), so that a rerun on an environment already gone passes. Either way the \`matched-namespaces\` output holds how many namespaces were in scope.`,
+    commands: planned,
+  },
   'delete-namespaces': {
     summary: 'Delete the scoped namespaces and wait until they are gone.',
     details:
@@ -165,7 +170,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'scan-scope': {
     summary: 'Which findings the scan reports: environment or cluster.',
     details:
-      '`environment`: the scoped namespaces, what backs them, and what blocks them wherever it is; `cluster`: everything. Empty: environment for teardown and plan, cluster for scan.',
+      '`environment`: the scoped namespaces, what backs them, and what blocks them wherever it is (a CRD whose instances live there, a webhook or APIService whose backend Service is there, the cause of what they hold); `cluster`: everything. Empty: `cluster` for a scan that names no scope, else `environment` (a scan with `namespaces`, `selector` or `releases` reports that scope, as `kubectl -n` does).',
     commands: scoped,
   },
   'fail-on': {

@@ -74,6 +74,7 @@ export const inputSchema = z
     [Inputs.namespaces]: namespacePatterns(Inputs.namespaces),
     [Inputs.protect]: namespacePatterns(Inputs.protect),
     [Inputs.maxNamespaces]: integer(Inputs.maxNamespaces, 1, 100000),
+    [Inputs.requireMatch]: boolean(Inputs.requireMatch),
     [Inputs.selector]: labelSelector(),
     [Inputs.releases]: releaseRefs(),
     [Inputs.deleteNamespaces]: boolean(Inputs.deleteNamespaces),

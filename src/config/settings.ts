@@ -33,8 +33,8 @@ export interface Settings {
   /**
    * Which findings the scan reports: `environment` (about the scoped namespaces and what backs
    * them, plus the findings those are caused by and, after a teardown, those that explain its
-   * leftovers, wherever their objects are) or `cluster` (everything). Default: environment for
-   * teardown and plan, cluster for scan.
+   * leftovers, wherever their objects are) or `cluster` (everything). Default (`scanScopeOf`):
+   * cluster for a scan that names no scope, environment otherwise.
    */
   readonly scanScope: 'environment' | 'cluster';
   /** Findings that fail the step: at or above `severity`, or with one of `codes`. */
@@ -179,6 +179,20 @@ function reapSettingsOf(v: ParsedInputs): ReapSettings {
 }
 
 /**
+ * Pure: the `scan-scope` a run uses. Set: that. Empty: `cluster` for a scan that names no
+ * scope (no `namespaces`, `selector` or `releases`), else `environment`: as `kubectl -n`, a scan of
+ * some namespaces reports those namespaces, what backs them and what blocks them wherever it
+ * is (a CRD of their instances, a webhook or APIService whose backend Service is there), and
+ * nothing else of the cluster.
+ */
+function scanScopeOf(v: ParsedInputs): Settings['scanScope'] {
+  const given = v[Inputs.scanScope];
+  if (given) return given as Settings['scanScope'];
+  const named = v.namespaces.length > 0 || v.selector.requirements.length > 0 || v.releases.length > 0;
+  return v.mode === 'scan' && !named ? 'cluster' : 'environment';
+}
+
+/**
  * Parses and validates every input into `Settings`. An unset input takes its default from
  * `InputDefaults`.
  * @throws InputError for the first bad input, naming it, quoting the value and giving the fix.
@@ -208,7 +222,7 @@ export function parseSettings(read: InputReader): Settings {
     mode: v.mode,
     reports: v.reports,
     reap: reapSettingsOf(v),
-    scanScope: (v['scan-scope'] || (v.mode === 'scan' ? 'cluster' : 'environment')) as Settings['scanScope'],
+    scanScope: scanScopeOf(v),
     failOn: Object.freeze(v['fail-on']),
     failOnNew: v['fail-on-new'],
     baseline: v.baseline,
@@ -225,6 +239,7 @@ export function parseSettings(read: InputReader): Settings {
       selectorText: v.selector.text,
       releases: v.releases,
       protect: v.protect,
+      requireMatch: v['require-match'],
     }),
     maxNamespaces: v['max-namespaces'],
     deleteNamespaces: v['delete-namespaces'],

@@ -22,6 +22,11 @@ export interface ScopeSpec {
   readonly releases: readonly ReleaseRef[];
   /** Globs (minimatch) of the `protect` input: namespaces never touched, on top of the built-in ones. */
   readonly protect?: readonly string[];
+  /**
+   * The `require-match` input: every `namespaces` pattern must match a namespace and the
+   * selector must select one (`scopeMatchRefusals`), else the run stops before any change.
+   */
+  readonly requireMatch?: boolean;
 }
 
 /** A namespace as scope resolution sees it: its name and labels. */
@@ -149,6 +154,7 @@ export function scopeRefusals(
           `give ${inputRef(Inputs.namespaces)} patterns too (the selector then narrows them) or a selector that names the environment (env=pr-12)`,
       );
   }
+  out.push(...scopeMatchRefusals(spec, scope));
   if (scope.namespaces.length > maxNamespaces) {
     const first = scope.namespaces.slice(0, namesShown).join(', ');
     out.push(
@@ -156,5 +162,27 @@ export function scopeRefusals(
         `${first}${scope.namespaces.length > namesShown ? ', …' : ''}; narrow ${inputRef(Inputs.namespaces)} or ${inputRef(Inputs.selector)}, or raise ${inputRef(Inputs.maxNamespaces)} if all of them are meant`,
     );
   }
+  return out;
+}
+
+/**
+ * Pure: with `require-match` (`spec.requireMatch`), why the scope fails to match: each
+ * `namespaces` pattern that matched no namespace, and a `selector` (with or without patterns)
+ * under which nothing is in scope. Protected namespaces count as matched (they are refused on
+ * their own). Empty without `require-match`, or when everything matched. Without it a scope
+ * that matches nothing is a warning and a headline (`scopeMatchedNothing`), not a failure.
+ */
+export function scopeMatchRefusals(spec: ScopeSpec, scope: ResolvedScope): string[] {
+  if (!spec.requireMatch) return [];
+  const why = `${inputRef(Inputs.requireMatch)} is set`;
+  const fix = `check the names (kubectl get namespaces), or drop ${inputRef(Inputs.requireMatch)} if an environment that is already gone may pass`;
+  const out = scope.unmatchedPatterns.map(
+    (p) => `${inputWord(Inputs.namespaces)} has '${p}', which matched no namespace, and ${why}; ${fix}`,
+  );
+  const nothing = scope.namespaces.length === 0 && scope.protectedMatched.length === 0;
+  if (nothing && spec.selector.length > 0 && out.length === 0)
+    out.push(
+      `${inputWord(Inputs.selector)} is '${spec.selectorText}', which${spec.namespacePatterns.length ? ` with ${inputRef(Inputs.namespaces)}` : ''} matched no namespace, and ${why}; ${fix}`,
+    );
   return out;
 }

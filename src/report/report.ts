@@ -378,17 +378,43 @@ export function failsOnNothing(policy: FailPolicy): boolean {
  * findings below `fail-on` and those `ignore` suppressed, e.g. `3 findings below the fail-on
  * policy, 1 suppressed by ignore` (`policy` and `ignore` name the inputs in the reader's terms).
  * Undefined unless the verdict is `clean` and there is something: a clean headline never sits
- * above findings.
+ * above findings, nor above a scope that matched nothing (`scopeMatchedNothing`).
  */
 export function passedWith(report: Report, policy: string, ignore: string): string | undefined {
   if (report.verdict !== 'clean') return undefined;
   const below = report.findings?.length ?? 0;
   const suppressed = (report.suppressed ?? []).reduce((n, x) => n + x.count, 0);
   const parts = [
+    ...(scopeMatchedNothing(report) ? ['the scope matched no namespace, nothing to tear down'] : []),
     ...(below > 0 ? [`${below} finding${below === 1 ? '' : 's'} below ${policy}`] : []),
     ...(suppressed > 0 ? [`${suppressed} suppressed by ${ignore}`] : []),
   ];
   return parts.length > 0 ? parts.join(', ') : undefined;
+}
+
+/**
+ * Pure: whether a teardown's scope matched nothing: no namespace (protected ones included) and
+ * no release, so it had nothing to do (a typo in `namespaces`, or an environment already gone).
+ * `require-match` makes such a run fail before it starts (plan/scope.ts `scopeMatchRefusals`).
+ */
+export function scopeMatchedNothing(report: Report): boolean {
+  const p = report.plan;
+  return (
+    report.mode === 'teardown' &&
+    p !== undefined &&
+    p.namespaces.length === 0 &&
+    p.protectedMatched.length === 0 &&
+    p.releases.length === 0
+  );
+}
+
+/**
+ * Pure: the `matched-namespaces` output: how many namespaces the scope selected (protected ones
+ * not counted: they are never torn down), as a decimal string; undefined when the run has no plan
+ * (scan, inventory, merge, reap, or a run that stopped before planning).
+ */
+export function matchedNamespacesOutput(report: Report): string | undefined {
+  return report.plan ? String(report.plan.namespaces.length) : undefined;
 }
 
 /** Pure: `partial` when any coverage gap exists, else `complete`. */

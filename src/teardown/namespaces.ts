@@ -6,6 +6,7 @@ import type { NamespaceProtection } from '../plan/protected-namespaces.js';
 import { guardNamespace } from './scope-guard.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import { watchWindowSeconds } from './wait-gone.js';
+import { startHeartbeat, type WaitingOn } from './wait-progress.js';
 import { watchNamespaces, type NamespaceObject } from './namespace-watch.js';
 import { inputRef, Inputs } from '../words/input-words.js';
 import type { NamespaceCondition, NamespaceOutcome } from '../model/teardown-result.js';
@@ -247,6 +248,25 @@ async function getPending(
 }
 
 /**
+ * Pure: a pending namespace for the progress line: its finalizers (metadata.finalizers, then
+ * spec.finalizers such as `kubernetes`) as last read, its deletionTimestamp, and what its
+ * NamespaceFinalizersRemaining (else NamespaceContentRemaining) condition says holds it.
+ */
+function waitingOnNamespace(name: string, t: NamespaceTracker): WaitingOn {
+  const ns = t.last.get(name);
+  // The namespace controller's word on what it waits for: finalizers first, then content.
+  const held = ['NamespaceFinalizersRemaining', 'NamespaceContentRemaining']
+    .map((type) => ns?.status?.conditions?.find((c) => c.type === type && c.status === 'True'))
+    .find((c) => c !== undefined);
+  return {
+    label: `namespace ${name}`,
+    finalizers: [...(ns?.metadata?.finalizers ?? []), ...(ns?.spec?.finalizers ?? [])],
+    ...(ns?.metadata?.deletionTimestamp ? { deletionTimestamp: ns.metadata.deletionTimestamp } : {}),
+    ...(held?.message ? { heldBy: held.message } : {}),
+  };
+}
+
+/**
  * Waits until the namespaces of one or more `requestNamespaceDeletion` calls are gone, reading
  * each one's conditions while it is Terminating: a watch on namespaces from the DELETE
  * answers' resourceVersion (a fieldSelector on the name when there is one namespace), so a
@@ -269,20 +289,33 @@ export async function awaitNamespacesGone(
   const waited = options.timeoutMs > 0;
   // A namespace whose DELETE answered 409 has no version yet: one GET round first.
   if (pendingOf(t).some((n) => !t.versions.has(n))) await check();
-  const watching =
-    options.watch !== false &&
-    waited &&
-    (await watchUntilNamespacesGone(api, t, check, { deadline, clock, log: options.log }));
-  if (!watching) {
-    try {
-      await waitFor(check, {
-        timeoutMs: Math.max(1, deadline - clock.now()),
-        description: `namespaces ${t.names.join(', ')} to be gone`,
-        clock,
-      });
-    } catch (error) {
-      if (!(error instanceof WaitTimeoutError)) throw error;
+  const stop =
+    waited && options.log
+      ? startHeartbeat({
+          what: 'namespaces',
+          budgetMs: options.timeoutMs,
+          log: options.log,
+          read: () => ({ left: pendingOf(t).map((n) => waitingOnNamespace(n, t)), total: t.names.length }),
+        })
+      : () => undefined;
+  try {
+    const watching =
+      options.watch !== false &&
+      waited &&
+      (await watchUntilNamespacesGone(api, t, check, { deadline, clock, log: options.log }));
+    if (!watching) {
+      try {
+        await waitFor(check, {
+          timeoutMs: Math.max(1, deadline - clock.now()),
+          description: `namespaces ${t.names.join(', ')} to be gone`,
+          clock,
+        });
+      } catch (error) {
+        if (!(error instanceof WaitTimeoutError)) throw error;
+      }
     }
+  } finally {
+    stop();
   }
   // The namespaces held by known blockers: one look, after the wait for the others.
   const looked = t.names.filter((n) => lookOnce.has(n) && !t.absent.has(n) && !t.refused.has(n));

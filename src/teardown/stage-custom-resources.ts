@@ -33,6 +33,7 @@ async function awaitGone(
       timeoutMs: c.budget(),
       clock: c.clock,
       onWatchFailed: c.ports.log,
+      heartbeat: { what, log: c.ports.log },
     });
     rememberWaitedOut(left, c);
     return [...left, ...look.skipped.map(({ reason: _reason, ...b }) => b)];

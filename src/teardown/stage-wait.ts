@@ -47,6 +47,7 @@ export async function awaitStageObjects(
       timeoutMs: c.budget(),
       clock: c.clock,
       onWatchFailed: c.ports.log,
+      heartbeat: { what: "the stage's objects", log: c.ports.log },
       onProgress: (left) => {
         const now = c.clock.now();
         if (left === 0 || (left === lastLeft && now - lastLogged < 10_000)) return;

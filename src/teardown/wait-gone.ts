@@ -5,6 +5,7 @@ import { collectionPath, metadataListAccept } from '../inventory/list.js';
 import { WaitTimeoutError, systemClock, waitFor, type Clock } from '../util/wait.js';
 import type { KindAddress } from './resource-index.js';
 import type { Blocker } from '../model/teardown-result.js';
+import { startHeartbeat, waitingOnObject } from './wait-progress.js';
 import { predictedId } from '../model/prediction.js';
 
 /**
@@ -179,12 +180,38 @@ export async function waitUntilGone(
     watch?: boolean;
     /** Told why a watch failed, before the wait goes on with lists. */
     onWatchFailed?: (message: string) => void;
+    /**
+     * A progress line every 10 s while the wait lasts (wait-progress.ts): `what` names what is
+     * awaited ("the stage's objects"), `log` takes the line.
+     */
+    heartbeat?: { readonly what: string; readonly log: (line: string) => void };
   },
 ): Promise<Blocker[]> {
   if (objects.length === 0) return [];
+  if (!options.heartbeat || options.timeoutMs <= 0) return waitGone(api, objects, options);
+  const present: Presence = new Map();
+  const stop = startHeartbeat({
+    what: options.heartbeat.what,
+    budgetMs: options.timeoutMs,
+    log: options.heartbeat.log,
+    read: () => ({ left: blockersOf(objects, present).map(waitingOnObject), total: objects.length }),
+  });
+  try {
+    return await waitGone(api, objects, options, present);
+  } finally {
+    stop();
+  }
+}
+
+/** `waitUntilGone` without its heartbeat; `present` is shared with the heartbeat's reads. */
+async function waitGone(
+  api: ApiClient,
+  objects: readonly AwaitedObject[],
+  options: Parameters<typeof waitUntilGone>[2],
+  present: Presence = new Map(),
+): Promise<Blocker[]> {
   const clock = options.clock ?? systemClock;
   const deadline = clock.now() + options.timeoutMs;
-  const present: Presence = new Map();
   const limit = pLimit(options.concurrency ?? 8);
   const wait: GoneWait = {
     api,

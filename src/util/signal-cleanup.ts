@@ -4,7 +4,25 @@ export type Cleanup = () => void | Promise<void>;
 const cleanups = new Set<Cleanup>();
 let cleaning = false;
 
+let held = 0;
+
+/**
+ * Holds the exit on a signal: while held, SIGINT and SIGTERM run no clean-up and do not end the
+ * process; the holder handles them (the CLI's cancellation, cli/cancel.ts: it stops the run,
+ * lets its normal path clean up, reports what was done and exits 130 or 143 itself).
+ * @returns a function that releases the hold (call it once, when the run ended).
+ */
+export function holdSignalExit(): () => void {
+  held += 1;
+  let released = false;
+  return () => {
+    if (!released) held -= 1;
+    released = true;
+  };
+}
+
 function onSignal(signal: 'SIGINT' | 'SIGTERM'): void {
+  if (held > 0) return;
   // A Ctrl-C reaches the launcher and the relaunched process, and the launcher passes it on:
   // the same signal can arrive twice. Clean-ups already running are let to finish.
   if (cleaning) return;

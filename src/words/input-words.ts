@@ -23,6 +23,7 @@ export const Inputs = {
   releases: 'releases',
   protect: 'protect',
   maxNamespaces: 'max-namespaces',
+  requireMatch: 'require-match',
   deleteNamespaces: 'delete-namespaces',
   dryRun: 'dry-run',
   order: 'order',

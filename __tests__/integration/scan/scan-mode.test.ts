@@ -1,7 +1,8 @@
 /**
  * `mode: scan` end to end on the real control plane: an APIService with no backend (S01)
  * blocks a namespace deletion; the scan finds both, links the namespace to its root cause,
- * fails the step under the default fail-on, and passes with fail-on: never.
+ * fails the step under the default fail-on, and passes with fail-on: never. A scan with
+ * `namespaces` reports that scope only (as `kubectl -n`); `scan-scope: cluster` reports the rest.
  */
 import type { ApiClient } from '../../../src/cluster/api-client.js';
 import { waitFor } from '../../../src/util/wait.js';
@@ -14,6 +15,13 @@ import {
   waitGone,
   createApiServiceWithoutBackend,
 } from '../support/cluster.js';
+import {
+  cleanupFinalizer,
+  createObject,
+  deleteNamespaceAndWait,
+  forceFinalizeNamespace,
+  removeFinalizers,
+} from '../rules/support/scenario.js';
 
 let api: ApiClient;
 beforeAll(async () => {
@@ -74,3 +82,40 @@ test('S01 through the scan mode: root cause first, namespace linked, step failed
     await waitGone(api, `/api/v1/namespaces/${ns}`, 90_000);
   }
 });
+
+test('scan --namespaces reports that scope only; scan-scope: cluster reports a fault elsewhere too', async () => {
+  const id = uniqueName('scan-scope');
+  const env = `${id}-env`;
+  const elsewhere = `${id}-other`;
+  await createNamespace(api, env);
+  await createNamespace(api, elsewhere);
+  // Elsewhere: a ConfigMap with a finalizer stranded in a force-finalized namespace (OrphanInMissingNamespace).
+  await createObject(api, `/api/v1/namespaces/${elsewhere}/configmaps`, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'stranded', finalizers: [cleanupFinalizer] },
+  });
+  try {
+    await forceFinalizeNamespace(api, elsewhere);
+    const scoped = await runAction({ mode: 'scan', namespaces: env, 'stuck-after': '1h' });
+    expect(scoped.report.findings).toEqual([]);
+    expect(scoped.report.verdict).toBe('clean');
+
+    const wide = await runAction({
+      mode: 'scan',
+      namespaces: env,
+      'scan-scope': 'cluster',
+      'stuck-after': '1h',
+    });
+    expect(
+      wide.report
+        .findings!.filter((f) => f.code === 'OrphanInMissingNamespace')
+        .map((f) => f.object.namespace),
+    ).toContain(elsewhere);
+  } finally {
+    await createNamespace(api, elsewhere).catch(() => undefined);
+    await removeFinalizers(api, `/api/v1/namespaces/${elsewhere}/configmaps/stranded`);
+    await deleteNamespaceAndWait(api, elsewhere);
+    await deleteNamespaceAndWait(api, env);
+  }
+}, 180_000);

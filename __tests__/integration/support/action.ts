@@ -21,18 +21,22 @@ export interface ActionRun {
  * of, the environment the step sees (GITHUB_* of a runner; KUBECONFIG or HOME for the
  * kubeconfig fallback; undefined removes one); `cwd` is the working folder (`mode: merge`'s globs).
  * `afterGroup` runs after each log group of the run ends, with its title (e.g. to change the
- * cluster right after the plan was taken).
+ * cluster right after the plan was taken). `onLine` sees each log line as it is written (e.g. to
+ * act on the cluster while a teardown waits).
  */
 export async function runAction(
   inputs: Record<string, string>,
   env: NodeJS.ProcessEnv = {},
   cwd?: string,
   afterGroup?: (title: string) => Promise<void>,
+  onLine?: (line: string) => void,
 ): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sweep-run-'));
   const outputs = new Map<string, string>();
   const failures: string[] = [];
   const log: string[] = [];
+  if (onLine)
+    log.push = (...lines: string[]) => (lines.forEach(onLine), Array.prototype.push.apply(log, lines));
   let summary = '';
   const all: Record<string, string> = {
     kubeconfig: clusterEnv().kubeconfig,

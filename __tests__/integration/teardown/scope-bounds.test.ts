@@ -182,6 +182,59 @@ test('more namespaces than max-namespaces is refused before any change, naming t
   }
 });
 
+test('a scope that matches no namespace says so (headline, matched-namespaces 0) and passes without require-match', async () => {
+  const typo = uniqueName('typo');
+  const { report, failures, mutations, summary, outputs } = await teardown({ namespaces: typo });
+  expect(failures).toEqual([]);
+  expect(report.verdict).toBe('clean');
+  expect(outputs.get('matched-namespaces')).toBe('0');
+  expect(summary).toContain('## ✅ kube-sweep: passed: the scope matched no namespace, nothing to tear down');
+  expect(report.warnings).toContain(`namespace pattern '${typo}' matched no namespace`);
+  expect(mutations).toEqual([]);
+});
+
+test('require-match: a pattern that matches no namespace is refused, naming it, and nothing is deleted', async () => {
+  const id = uniqueName('match');
+  const names = await namespacesWithMarkers({ [`${id}-a`]: {} });
+  try {
+    const { report, failures, mutations, outputs } = await teardown({
+      namespaces: `${id}-a, ${id}-typo`,
+      'require-match': 'true',
+    });
+    expect(report.verdict).toBe('error');
+    expect(failures[0]).toBe(
+      'refusing to tear down (nothing was deleted): ' +
+        `input 'namespaces' has '${id}-typo', which matched no namespace, and 'require-match' is set; ` +
+        "check the names (kubectl get namespaces), or drop 'require-match' if an environment that is already gone may pass",
+    );
+    expect(outputs.get('matched-namespaces')).toBe('1');
+    expect(mutations).toEqual([]);
+    expect(await untouched(names)).toEqual([true]);
+  } finally {
+    await removeAll(names);
+  }
+});
+
+test('require-match: a selector under which nothing is in scope is refused', async () => {
+  const id = uniqueName('sel');
+  const names = await namespacesWithMarkers({ [`${id}-a`]: {} });
+  try {
+    const { report, failures, mutations } = await teardown({
+      namespaces: `${id}-*`,
+      selector: `env=${id}`,
+      'require-match': 'true',
+    });
+    expect(report.verdict).toBe('error');
+    expect(failures[0]).toContain(
+      `input 'selector' is 'env=${id}', which with 'namespaces' matched no namespace`,
+    );
+    expect(mutations).toEqual([]);
+    expect(await untouched(names)).toEqual([true]);
+  } finally {
+    await removeAll(names);
+  }
+});
+
 test('selector narrows namespaces: with both, a namespace must match a pattern and the selector', async () => {
   const id = uniqueName('narrow');
   const names = await namespacesWithMarkers({

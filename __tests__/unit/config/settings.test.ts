@@ -34,7 +34,14 @@ test('unset inputs take their defaults', () => {
     ignore: [],
     remediate: 'none',
     forceRemoveFinalizers: [],
-    scope: { namespacePatterns: ['pr-1'], selector: [], selectorText: '', releases: [], protect: [] },
+    scope: {
+      namespacePatterns: ['pr-1'],
+      selector: [],
+      selectorText: '',
+      releases: [],
+      protect: [],
+      requireMatch: false,
+    },
     maxNamespaces: 25,
     deleteNamespaces: true,
     dryRun: false,
@@ -274,6 +281,12 @@ test('scan defaults to the whole cluster; fail-on takes severities and codes', (
     reader({ mode: 'scan', 'fail-on': 'warning, StaleAPIService\nOrphanInMissingNamespace' }),
   );
   expect(s.scanScope).toBe('cluster');
+  // As kubectl -n: a scan that names a scope reports that scope, unless scan-scope says otherwise.
+  expect(parseSettingsAsAction(reader({ mode: 'scan', namespaces: 'pr-1' })).scanScope).toBe('environment');
+  expect(parseSettingsAsAction(reader({ mode: 'scan', selector: 'env=pr' })).scanScope).toBe('environment');
+  expect(
+    parseSettingsAsAction(reader({ mode: 'scan', namespaces: 'pr-1', 'scan-scope': 'cluster' })).scanScope,
+  ).toBe('cluster');
   expect(s.failOn).toEqual({ severity: 'warning', codes: ['StaleAPIService', 'OrphanInMissingNamespace'] });
   expect(parseSettingsAsAction(reader({ mode: 'scan', 'fail-on': 'never' })).failOn).toEqual({ codes: [] });
 });

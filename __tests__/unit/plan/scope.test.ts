@@ -4,6 +4,7 @@ import {
   hasNoLiteral,
   onlyNegative,
   resolveScope,
+  scopeMatchRefusals,
   scopeRefusals,
   type NamespaceLabels,
   type ScopeSpec,
@@ -181,4 +182,34 @@ test('more namespaces than max-namespaces is refused, with the count, the input 
   expect(
     refusals(spec({ namespacePatterns: ['pr-0*', 'kube-*'] }), [...cluster, { name: 'kube-a' }], 10),
   ).toEqual([]);
+});
+
+describe('scopeMatchRefusals (require-match)', () => {
+  const refusals = (s: Partial<ScopeSpec>) => scopeMatchRefusals(spec(s), resolveScope(spec(s), namespaces));
+
+  test('without require-match nothing is refused, even when no pattern matches', () => {
+    expect(refusals({ namespacePatterns: ['pr-99'] })).toEqual([]);
+  });
+
+  test('each pattern that matches no namespace is named, even beside one that matches', () => {
+    const out = refusals({ namespacePatterns: ['pr-12', 'pr-99', 'qa-*'], requireMatch: true });
+    expect(out.map((m) => /has '([^']+)'/.exec(m)![1])).toEqual(['pr-99', 'qa-*']);
+    expect(inFaceTerms('cli', out[0]!)).toContain(
+      "--namespaces has 'pr-99', which matched no namespace, and --require-match is set",
+    );
+  });
+
+  test('a selector under which nothing is in scope is refused; one that selects something is not', () => {
+    expect(
+      refusals({ namespacePatterns: ['pr-*'], ...selector('env=staging'), requireMatch: true }),
+    ).toHaveLength(1);
+    expect(inFaceTerms('action', refusals({ ...selector('env=none'), requireMatch: true })[0]!)).toContain(
+      "input 'selector' is 'env=none', which matched no namespace",
+    );
+    expect(refusals({ namespacePatterns: ['pr-*'], ...selector('env=pr'), requireMatch: true })).toEqual([]);
+  });
+
+  test('a protected namespace counts as matched (it is refused on its own)', () => {
+    expect(refusals({ namespacePatterns: ['kube-system'], requireMatch: true })).toEqual([]);
+  });
 });

@@ -16,7 +16,7 @@ import { runRules } from '../../../../src/rules/index.js';
 import type { RuleContext } from '../../../../src/rules/rule.js';
 import { waitFor } from '../../../../src/util/wait.js';
 import { recordedFixturesDir, type RecordedFixture } from '../../../unit/rules/support/recorded-fixture.js';
-import { deleteIfPresent, getOrUndefined, waitGone } from '../../support/cluster.js';
+import { createNamespace, deleteIfPresent, getOrUndefined, waitGone } from '../../support/cluster.js';
 
 /** The finalizer of the scenarios (reference.md 0.3). */
 export const cleanupFinalizer = 'example.com/cleanup';
@@ -561,4 +561,19 @@ export async function createKeptAndOwnedStatefulSets(
   await createObject(api, collection, statefulSet(names.owned, names.release, { whenDeleted: 'Delete' }));
   await waitForClaim(api, ns, `data-${names.kept}-0`);
   await waitForClaim(api, ns, `data-${names.owned}-0`, { owned: true });
+}
+
+/**
+ * Creates namespace `ns` holding a ConfigMap `held` with the finalizer `cleanupFinalizer`, which
+ * no controller removes: deleting the namespace leaves it Terminating until the test removes it.
+ * @returns the ConfigMap's path (for `removeFinalizers`).
+ */
+export async function createNamespaceHeldByFinalizer(api: ApiClient, ns: string): Promise<string> {
+  await createNamespace(api, ns);
+  await createObject(api, `/api/v1/namespaces/${ns}/configmaps`, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'held', finalizers: [cleanupFinalizer] },
+  });
+  return `/api/v1/namespaces/${ns}/configmaps/held`;
 }
