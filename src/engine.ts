@@ -21,7 +21,8 @@ import { contentCollections } from './teardown/namespace-content.js';
 import { runTeardown, TeardownInterruptedError } from './teardown/run-teardown.js';
 import type { TeardownResult } from './model/teardown-result.js';
 import { type EnginePorts, type ReportBody, type RunInputs, readInventory } from './engine/ports.js';
-import { type ScanOptions, remediateThenRescan, scan, scanEnvironment } from './engine/scan.js';
+import { type ScanOptions, namespacesOf, remediateThenRescan, scan, scanEnvironment } from './engine/scan.js';
+import { resolveScope, scopeMatchRefusals } from './plan/scope.js';
 import { checkBeforeTeardown, dryRunBody, plan, plannedBody, refusedBody } from './engine/plan.js';
 import { provenTeardownBody, stoppedBody } from './engine/teardown.js';
 
@@ -40,6 +41,9 @@ export const modes: Record<
   },
   async scan(settings, cluster, ports, run) {
     const before = await readInventory(settings, cluster, ports);
+    // require-match: a scope that matches no namespace is an error here too (a typo never scans clean).
+    const unmatched = scopeMatchRefusals(settings.scope, resolveScope(settings.scope, namespacesOf(before)));
+    if (unmatched.length > 0) return { verdict: 'error', error: unmatched.join('; '), warnings: [] };
     const environment = scanEnvironment(settings, before);
     const scanOptions: ScanOptions = run.baseline ? { baseline: run.baseline } : {};
     const first = await ports.group('Scanning for leftovers', async () =>

@@ -113,7 +113,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   },
   'require-match': {
     summary: 'Fail when a namespaces pattern or the selector matches no namespace.',
-    details: `\`true\`: a teardown or plan whose ${inputRef('namespaces')} has a pattern that matches no namespace, or whose ${inputRef('selector')} leaves nothing in scope, stops before any change with verdict \`error\`, naming the pattern (a typo must not pass). \`false\`: such a run goes on with what did match; a teardown that matched nothing passes and says so in its headline (\`passed: the scope matched no namespace\`), so that a rerun on an environment already gone passes. Either way the \`matched-namespaces\` output holds how many namespaces were in scope.`,
+    details: `\`true\`: a teardown, plan or scan whose ${inputRef('namespaces')} has a pattern that matches no namespace, or whose ${inputRef('selector')} leaves nothing in scope, stops before any change with verdict \`error\`, naming the pattern (a typo must not pass). \`false\`: such a run goes on with what did match; a teardown that matched nothing passes and says so in its headline (\`passed: the scope matched no namespace\`), so that a rerun on an environment already gone passes. Either way the \`matched-namespaces\` output holds how many namespaces were in scope.`,
     commands: planned,
   },
   'delete-namespaces': {

@@ -81,7 +81,7 @@ test('S10 remediated inside the scope: only the named finalizer goes, the orphan
     expect(dry.outputs.get('remediated')).toBe('0');
     expect(
       dry.report.findings!.filter((f) => f.code === 'OrphanInMissingNamespace').map((f) => f.object.name),
-    ).toEqual(['cm1', 'cm2', 'w1', 'cm3']); // scan-scope defaults to cluster in mode scan: reported, not touched
+    ).toEqual(['cm1', 'cm2', 'w1']); // a scan with namespaces reports that scope only: cm3 is neither reported nor touched
 
     mark = auditMark();
     const { report, outputs, summary, log } = await runAction({

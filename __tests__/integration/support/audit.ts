@@ -25,7 +25,11 @@ export function auditMark(): number {
 
 /** Every audit event written after `mark` (ResponseComplete stage), from any client. */
 export function auditEventsSince(mark: number): AuditEvent[] {
-  const text = readFileSync(join(clusterEnv().clusterDir, 'audit.log')).subarray(mark).toString('utf8');
+  const log = readFileSync(join(clusterEnv().clusterDir, 'audit.log'));
+  // A mark taken while the API server was writing a line falls inside it: that line (an event of
+  // before the mark) is skipped, up to its newline.
+  const start = mark > 0 && log[mark - 1] !== 0x0a ? log.indexOf(0x0a, mark) + 1 || log.length : mark;
+  const text = log.subarray(start).toString('utf8');
   // The API server may be writing the last line: only whole lines (ending in a newline) are read.
   return text
     .slice(0, text.lastIndexOf('\n') + 1)

@@ -215,6 +215,22 @@ test('require-match: a pattern that matches no namespace is refused, naming it, 
   }
 });
 
+test('require-match: a scan whose pattern matches no namespace ends in error, never clean, and changes nothing', async () => {
+  const typo = uniqueName('scan-typo');
+  const mark = auditMark();
+  const since = new Date();
+  const { report, failures } = await runAction({ mode: 'scan', namespaces: typo, 'require-match': 'true' });
+  expect(report.verdict).toBe('error');
+  expect(failures[0]).toBe(
+    `input 'namespaces' has '${typo}', which matched no namespace, and 'require-match' is set; ` +
+      "check the names (kubectl get namespaces), or drop 'require-match' if an environment that is already gone may pass",
+  );
+  expect(toolMutationsSince(mark, since)).toEqual([]);
+  // Without require-match the same scan runs (an environment already gone may leave orphans to find).
+  const plain = await runAction({ mode: 'scan', namespaces: typo });
+  expect(plain.report.verdict).not.toBe('error');
+});
+
 test('require-match: a selector under which nothing is in scope is refused', async () => {
   const id = uniqueName('sel');
   const names = await namespacesWithMarkers({ [`${id}-a`]: {} });
