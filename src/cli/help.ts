@@ -1,3 +1,4 @@
+import wrapAnsi from 'wrap-ansi';
 import { InputDocs } from '../config/input-docs.js';
 import { InputDefaults, modeNames, type ModeName } from '../config/inputs.js';
 import { Inputs, renderFaceWords, type InputName } from '../words/input-words.js';
@@ -52,10 +53,21 @@ const install = `Install (any one of; the npm name is reserved for a future rele
                          binary renamed; docs/install.md has krew)
   a clone                node dist/cli/index.js scan ... (Node 24)`;
 
-/** Pure: rows of two columns, the first padded to the widest (plus two spaces). */
+/** The widest help line, in columns (issue 34: a terminal of 100 columns shows every line whole). */
+export const helpWidth = 100;
+
+/**
+ * Pure: rows of two columns, the first padded to the widest (plus two spaces); a second column
+ * that would pass `helpWidth` wraps at word boundaries onto lines indented to its column.
+ */
 function columns(rows: readonly (readonly [string, string])[], indent = '  '): string[] {
   const width = Math.max(...rows.map(([a]) => a.length)) + 2;
-  return rows.map(([a, b]) => `${indent}${a.padEnd(width)}${b}`.trimEnd());
+  const room = Math.max(20, helpWidth - indent.length - width);
+  const pad = ' '.repeat(indent.length + width);
+  return rows.flatMap(([a, b]) => {
+    const [first = '', ...rest] = wrapAnsi(b, room, { hard: true, trim: true }).split('\n');
+    return [`${indent}${a.padEnd(width)}${first}`.trimEnd(), ...rest.map((l) => `${pad}${l}`)];
+  });
 }
 
 /** Pure: the rows of one input's flag: the flag with its summary, then its default. */

@@ -4,7 +4,7 @@
  * that describes each flag from the same data as action.yml.
  */
 import { parseCommandLine } from '../../../src/cli/index.js';
-import { commandHelp } from '../../../src/cli/help.js';
+import { commandHelp, generalHelp, helpWidth } from '../../../src/cli/help.js';
 import { InputDocs } from '../../../src/config/input-docs.js';
 import { InputDefaults, modeNames } from '../../../src/config/inputs.js';
 import { Inputs, renderFaceWords } from '../../../src/words/input-words.js';
@@ -57,20 +57,33 @@ test('help for no such command is a usage error naming the closest, exit 2', asy
   );
 });
 
+/**
+ * A flag's rows in a help text, wrapped lines joined: its summary (the flag's line and those
+ * under it before `default:`) and its default (from `default:` to the next flag or blank line).
+ */
+function flagBlock(text: string, flag: string): { summary: string; default: string } {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(`  --${flag} `) || l.startsWith(`  --${flag}[`));
+  const rest = lines.slice(at + 1);
+  const end = rest.findIndex((l) => l.startsWith('  -') || l.trim() === '');
+  const block = rest.slice(0, end === -1 ? undefined : end).map((l) => l.trim());
+  const d = block.findIndex((l) => l.startsWith('default: '));
+  const head = lines[at]!.replace(/^ {2}--\S+(?: <value>)?\s+/, '');
+  return { summary: [head, ...block.slice(0, d)].join(' '), default: block.slice(d).join(' ') };
+}
+
 test('every flag in the help has its one-line summary and default from the inputs data', async () => {
   const { out } = await cli(['--help']);
   for (const name of Object.values(Inputs).filter((n) => n !== Inputs.mode)) {
     const summary = renderFaceWords('cli', InputDocs[name].summary);
     expect(summary.length).toBeLessThanOrEqual(80);
-    const line = out
-      .split('\n')
-      .findIndex((l) => l.startsWith(`  --${name} `) || l.startsWith(`  --${name}[`));
-    expect([name, out.split('\n')[line]]).toEqual([name, expect.stringContaining(summary)]);
-    expect([name, out.split('\n')[line + 1]]).toEqual([name, expect.stringMatching(/^ +default: /)]);
+    const block = flagBlock(out, name);
+    expect([name, block.summary]).toEqual([name, expect.stringContaining(summary)]);
+    expect([name, block.default]).toEqual([name, expect.stringMatching(/^default: /)]);
     if (InputDefaults[name] !== '')
-      expect([name, out.split('\n')[line + 1]]).toEqual([
+      expect([name, block.default]).toEqual([
         name,
-        expect.stringContaining(`default: ${InputDefaults[name]}`),
+        expect.stringContaining(`default: ${InputDefaults[name].replace(/\n/g, ' ')}`),
       ]);
   }
   // A CLI user has no action.yml: the help does not send them to it, nor speak action inputs.
@@ -80,11 +93,10 @@ test('every flag in the help has its one-line summary and default from the input
 });
 
 test('the help says which list flags take commas: --order and --ignore take one entry per value', async () => {
-  const lines = (await cli(['help', 'teardown'])).out.split('\n');
-  const defaultLine = (flag: string) => lines[lines.findIndex((l) => l.startsWith(`  --${flag} `)) + 1];
+  const { out } = await cli(['help', 'teardown']);
   for (const flag of ['order', 'ignore'])
-    expect(defaultLine(flag)).toMatch(/; repeat the flag, one entry per value$/);
-  expect(defaultLine('namespaces')).toMatch(/; repeat the flag or separate values with commas$/);
+    expect(flagBlock(out, flag).default).toMatch(/; repeat the flag, one entry per value$/);
+  expect(flagBlock(out, 'namespaces').default).toMatch(/; repeat the flag or separate values with commas$/);
   // As the inputs read them: an order line with a comma is one (refused) line, not two.
   expect((await cli(['plan', '--namespaces', 'pr-1', '--order', 'a -> b, c -> d'])).code).toBe(2);
 });
@@ -176,4 +188,21 @@ test('the help advertises no unpublished package', async () => {
     expect(out).not.toMatch(/npm i(nstall)? (-g )?kube-sweep|npx kube-sweep/);
   }
   expect((await cli(['--help'])).out).toContain('the npm name is reserved for a future release');
+});
+
+test("no help line is wider than 100 columns: the general help and every command's wrap their descriptions", () => {
+  expect(helpWidth).toBe(100);
+  const texts = [generalHelp(), ...modeNames.map((m) => commandHelp(m))];
+  const wide = texts.flatMap((t) => t.split('\n')).filter((l) => l.length > helpWidth);
+  expect(wide).toEqual([]);
+  // Wrapped, not cut: every word of a long summary is still there, on the lines under its flag.
+  const help = commandHelp('teardown');
+  const summary = renderFaceWords('cli', InputDocs[Inputs.namespaces].summary);
+  const at = help.split('\n').findIndex((l) => l.trimStart().startsWith('--namespaces <value>'));
+  const block = help
+    .split('\n')
+    .slice(at, at + 4)
+    .map((l) => l.trim())
+    .join(' ');
+  for (const word of summary.split(' ')) expect(block).toContain(word);
 });

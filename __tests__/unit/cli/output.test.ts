@@ -50,7 +50,7 @@ test('the help is aligned in columns and says where the kubeconfig comes from', 
   const column = new Set(options.map((l) => l.search(/ {2,}\S/) + l.slice(l.search(/ {2,}\S/)).search(/\S/)));
   expect(column.size).toBe(1);
   expect(usage).toMatch(
-    /--kubeconfig <value> +A kubeconfig: a file path, the YAML itself, or base64 of either\.\n +default: \$KUBECONFIG \(its files merged\), then ~\/\.kube\/config\n/,
+    /--kubeconfig <value> +A kubeconfig: a file path, the YAML itself, or base64 of\s+either\.\n +default: \$KUBECONFIG \(its files merged\), then ~\/\.kube\/config\n/,
   );
   expect(usage).toContain('--output <format>');
 });

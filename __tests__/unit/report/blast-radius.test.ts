@@ -85,7 +85,9 @@ test('the CLI help names the new flags and what is never touched', () => {
   expect(usage).toMatch(
     /--protect <value>\s+More namespaces kube-sweep must never touch: names or globs.\s+default: none;/,
   );
-  expect(usage).toMatch(/--max-namespaces <value>\s+.*\n\s+default: 25/);
+  expect(usage).toMatch(
+    /--max-namespaces <value>\s+The most namespaces a teardown \(or plan\) may have in scope\s+\(1-100000\)\.\n\s+default: 25/,
+  );
   expect(usage).toContain(
     'kube-* namespace, those --protect matches and those labelled kube-sweep.io/protected=true',
   );
