@@ -103,12 +103,6 @@ const rows: Row[] = [
     inputs: { mode: 'reap', environments: 'pr-{id}-*', 'older-than': 'a week' },
     says: /not a positive duration/,
   },
-  {
-    input: 'older-than',
-    what: 'reap with no condition that abandons an environment',
-    inputs: { mode: 'reap', environments: 'pr-{id}-*' },
-    says: /needs a condition that makes an environment abandoned/,
-  },
   { input: 'pr-state', what: 'open', inputs: { 'pr-state': 'open' }, says: /it takes closed/ },
   {
     input: 'abandoned-label',

@@ -55,7 +55,7 @@ export const InputDocs: Readonly<Record<InputName, InputDoc>> = {
   'older-than': {
     summary: 'Abandoned when all its namespaces are older than this (7d, 36h).',
     details:
-      "With mode reap: by creationTimestamp; a namespace with kube-janitor's `janitor/ttl` or `janitor/expires`, or `kube-sweep.io/expires-at` (RFC 3339), expires by that annotation instead. An annotation that cannot be read keeps the environment.",
+      "With mode reap: by creationTimestamp; a namespace with kube-janitor's `janitor/ttl` or `janitor/expires`, or `kube-sweep.io/expires-at` (RFC 3339), expires by that annotation instead. Empty: the annotations decide alone (an environment expires when every namespace carries one that is past). An annotation that cannot be read keeps the environment.",
     commands: reap,
   },
   'pr-state': {

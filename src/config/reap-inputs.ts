@@ -77,10 +77,4 @@ export function reapIssues(
       path: [Inputs.environments],
       message: `${inputSet(Inputs.mode, 'reap')} needs ${inputRef(Inputs.environments)} (namespace patterns with one {id}, e.g. pr-{id}-*) or ${inputRef(Inputs.environmentLabel)} (a namespace label whose value is the id)`,
     });
-  if (v['older-than'] === undefined && !v['pr-state'] && v['abandoned-label'] === undefined)
-    ctx.addIssue({
-      code: 'custom',
-      path: [Inputs.olderThan],
-      message: `${inputSet(Inputs.mode, 'reap')} needs a condition that makes an environment abandoned: ${inputRef(Inputs.olderThan)} (a duration), ${inputSet(Inputs.prState, 'closed')} or ${inputRef(Inputs.abandonedLabel)}`,
-    });
 }

@@ -166,24 +166,32 @@ export function ageText(ms: number): string {
   return ms >= 60e3 ? `${Math.floor(ms / 60e3)}m` : `${Math.max(0, Math.floor(ms / 1000))}s`;
 }
 
-/** Pure: whether every namespace is past its deadline (annotation, else creation + older-than). */
+/**
+ * Pure: whether every namespace is past its deadline: its expiry annotation (`annotatedExpiry`),
+ * else its creation + `older-than`. Without `older-than` the annotations decide alone, as
+ * kube-janitor's do: an environment expires when every namespace carries one that is past, and a
+ * namespace without one has no deadline. An annotation that cannot be read keeps the environment.
+ */
 function expiryReason(
   env: Environment,
   policy: ReapPolicy,
   now: number,
 ): string | { kept: string } | undefined {
-  if (policy.olderThanMs === undefined) return undefined;
   const deadlines: number[] = [];
+  let unbounded = false;
   for (const ns of env.namespaces) {
     const annotated = annotatedExpiry(ns);
     if (typeof annotated === 'object')
       return { kept: `${ns.name}: ${annotated.problem} (never reaped on an unreadable expiry)` };
-    deadlines.push(annotated ?? Date.parse(ns.creationTimestamp) + policy.olderThanMs);
+    if (annotated === undefined && policy.olderThanMs === undefined) unbounded = true;
+    else deadlines.push(annotated ?? Date.parse(ns.creationTimestamp) + (policy.olderThanMs ?? 0));
   }
+  if (unbounded || deadlines.length === 0) return undefined;
   const last = Math.max(...deadlines);
   if (!(last <= now)) return undefined;
   const annotatedAny = env.namespaces.some((ns) => annotatedExpiry(ns) !== undefined);
   const newest = Math.max(...env.namespaces.map((ns) => Date.parse(ns.creationTimestamp)));
+  if (policy.olderThanMs === undefined) return `expired (${new Date(last).toISOString()}, by annotation)`;
   return annotatedAny
     ? `expired (${new Date(last).toISOString()}, by annotation or ${inputRef(Inputs.olderThan)})`
     : `older than ${ageText(policy.olderThanMs)} (newest namespace created ${ageText(now - newest)} ago)`;
@@ -229,8 +237,13 @@ export function judgeEnvironment(
   if (marked && l)
     reasons.push(`${marked.name} is labelled ${l.key}${l.value === undefined ? '' : `=${l.value}`}`);
   if (reasons.length) return { abandoned: true, reasons };
+  const annotated = env.namespaces.some((ns) => annotatedExpiry(ns) !== undefined);
   const why = [
-    ...(policy.olderThanMs !== undefined ? [`not older than ${ageText(policy.olderThanMs)}`] : []),
+    ...(policy.olderThanMs !== undefined
+      ? [`not older than ${ageText(policy.olderThanMs)}`]
+      : annotated
+        ? ['no expiry annotation past on every namespace']
+        : []),
     ...(policy.prClosed
       ? [
           pr?.state === 'unknown'
@@ -240,5 +253,5 @@ export function judgeEnvironment(
       : []),
     ...(l ? [`no namespace labelled ${l.key}${l.value === undefined ? '' : `=${l.value}`}`] : []),
   ];
-  return kept(`not abandoned: ${why.join(', ')}`);
+  return kept(`not abandoned: ${why.length ? why.join(', ') : 'no expiry annotation on its namespaces'}`);
 }

@@ -253,3 +253,37 @@ test('by creationTimestamp: of two environments created seconds apart, only the 
     for (const ns of [...a, ...b]) await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
 });
+
+test('by annotation alone (no older-than, no other condition): an environment whose namespaces expired is reaped, one without an expiry is kept', async () => {
+  const annPrefix = uniqueName('reap-ann');
+  const expired = [`${annPrefix}-1-api`, `${annPrefix}-1-db`];
+  const unmarked = [`${annPrefix}-2-api`];
+  try {
+    for (const ns of expired)
+      await createNamespaceWith(ns, {}, { 'kube-sweep.io/expires-at': '2020-01-01T00:00:00Z' });
+    for (const ns of unmarked) await createNamespace(api, ns);
+    const mark = auditMark();
+    const started = new Date();
+    const run = await runAction(
+      { mode: 'reap', environments: `${annPrefix}-{id}-*` },
+      runnerEnv(recorder.url),
+    );
+    expect([run.report.verdict, run.outputs.get('reaped'), run.outputs.get('kept')]).toEqual([
+      'clean',
+      '["1"]',
+      '["2"]',
+    ]);
+    const byId = new Map(run.report.reap!.environments.map((e) => [e.id, e]));
+    expect(byId.get('1')!.reasons).toEqual(['expired (2020-01-01T00:00:00.000Z, by annotation)']);
+    expect(byId.get('2')!.reasons).toEqual(['not abandoned: no expiry annotation on its namespaces']);
+    for (const ns of expired) expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeUndefined();
+    for (const ns of unmarked) expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeDefined();
+    const outside = toolMutationsSince(mark, started).filter((e) => {
+      const m = /\/namespaces\/([^/?]+)/.exec(e.requestURI);
+      return !m || !expired.includes(m[1]!);
+    });
+    expect(outside).toEqual([]);
+  } finally {
+    for (const ns of [...expired, ...unmarked]) await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
+  }
+});

@@ -130,6 +130,42 @@ describe('judgeEnvironment', () => {
     );
   });
 
+  test('without older-than the expiry annotations decide alone: every namespace past its own', () => {
+    const none = policy({});
+    const expired = env(
+      '17',
+      ns('pr-17-api', { annotations: { 'kube-sweep.io/expires-at': '2026-11-30T00:00:00Z' } }),
+      ns('pr-17-db', { creationTimestamp: '2026-12-01T10:00:00Z', annotations: { 'janitor/ttl': '1h' } }),
+    );
+    expect(judgeEnvironment(expired, none, now)).toEqual({
+      abandoned: true,
+      reasons: ['expired (2026-12-01T11:00:00.000Z, by annotation)'],
+    });
+    // A namespace without an annotation has no deadline: the environment stays.
+    const partly = env(
+      '18',
+      ns('pr-18-api', { annotations: { 'kube-sweep.io/expires-at': '2026-11-30T00:00:00Z' } }),
+      ns('pr-18-db'),
+    );
+    expect(judgeEnvironment(partly, none, now)).toEqual({
+      abandoned: false,
+      reasons: ['not abandoned: no expiry annotation past on every namespace'],
+    });
+    // Not yet past, or unreadable: kept.
+    const later = env(
+      '19',
+      ns('pr-19-api', { annotations: { 'kube-sweep.io/expires-at': '2026-12-31T00:00:00Z' } }),
+    );
+    expect(judgeEnvironment(later, none, now).abandoned).toBe(false);
+    const bad = env('20', ns('pr-20-api', { annotations: { 'kube-sweep.io/expires-at': 'tomorrow' } }));
+    expect(judgeEnvironment(bad, none, now).reasons[0]).toMatch(/never reaped on an unreadable expiry/);
+    // No annotation anywhere and no condition: nothing is abandoned.
+    expect(judgeEnvironment(old, none, now)).toEqual({
+      abandoned: false,
+      reasons: ['not abandoned: no expiry annotation on its namespaces'],
+    });
+  });
+
   test('a closed or merged pull request abandons it; an open or unknown one does not', () => {
     const p = policy({ prClosed: true });
     expect(judgeEnvironment(young, p, now, { state: 'closed', merged: true, labels: [] }).reasons).toEqual([
