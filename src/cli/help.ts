@@ -18,8 +18,9 @@ const commandLines: Readonly<Record<ModeName | 'help', readonly string[]>> = {
   inventory: ['read the whole cluster; report what was read and what could not be'],
   reap: [
     'find the environments (--environments pr-{id}-*, --environment-label) and tear',
-    'down the abandoned ones (--older-than, --pr-state closed, --abandoned-label),',
-    'each on its own, --reap-concurrency at once; --dry-run lists them',
+    'down the abandoned ones (an expiry annotation past, --older-than, --pr-state',
+    'closed, --abandoned-label), each on its own, --reap-concurrency at once; a',
+    'dry run (--dry-run) lists them',
   ],
   merge: [
     'merge <glob>...: merge the report files (--report-path of scans of many',
