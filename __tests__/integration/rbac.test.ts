@@ -81,3 +81,27 @@ test('an identity that may tear down but not read everything: the teardown is pa
     await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
 });
+
+test('a view-only identity: one line counts what it may not read and names the role file to bind, instead of a line per resource', async () => {
+  const user = uniqueName('viewer');
+  // As Kubernetes' aggregated `view` role reads: get, list and watch on the core and apps groups.
+  const rules = [
+    { apiGroups: ['', 'apps'], resources: ['*'], verbs: ['get', 'list', 'watch'] },
+    { nonResourceURLs: ['/version', '/api', '/api/*', '/apis', '/apis/*'], verbs: ['get'] },
+  ];
+  await withClusterRole(api, { name: `kube-sweep-test-${user}`, user, rules }, async () => {
+    const { report, log } = await runAction({ mode: 'scan', kubeconfig: await userKubeconfig(user) });
+    const forbidden = report.inventory!.coverage.filter((g) => g.reason === 'forbidden');
+    expect(forbidden.length).toBeGreaterThan(10);
+    expect(report.verdict).not.toBe('clean');
+    const lines = log.filter((l) => l.includes('forbidden'));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^warning: could not read ${forbidden.length} resources \\(403 forbidden\\): (\\S+, ){4}\\S+ and ${forbidden.length - 5} more\\. ` +
+            'Findings may be missing: bind this identity to the ClusterRole in rbac/kube-sweep-scan\\.yaml',
+        ),
+      ),
+    ]);
+  });
+});

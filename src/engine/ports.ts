@@ -2,6 +2,7 @@
  * What every mode's strategy shares (engine.ts `modes`): the ports the engine is given, what a run
  * brings besides the settings, the report body a strategy returns, and reading the inventory.
  */
+import { coverageWarnings } from '../report/coverage-lines.js';
 import type { OpenCluster } from '../cluster/open.js';
 import type { Settings } from '../config/settings.js';
 import { collectInventory } from '../inventory/collect.js';
@@ -52,7 +53,6 @@ export async function readInventory(
       ...(settings.etcd ? { etcd: settings.etcd, etcdTimeoutMs: settings.requestTimeoutMs } : {}),
     }),
   );
-  for (const gap of inventory.coverage)
-    ports.warning(`could not read ${gap.resource} (${gap.reason}): ${gap.message}`);
+  for (const line of coverageWarnings(inventory.coverage, settings.mode)) ports.warning(line);
   return inventory;
 }
