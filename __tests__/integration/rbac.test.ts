@@ -83,6 +83,7 @@ test('an identity that may tear down but not read everything: the teardown is pa
 });
 
 test('a view-only identity: one line counts what it may not read and names the role file to bind, instead of a line per resource', async () => {
+  expect.hasAssertions();
   const user = uniqueName('viewer');
   // As Kubernetes' aggregated `view` role reads: get, list and watch on the core and apps groups.
   const rules = [
