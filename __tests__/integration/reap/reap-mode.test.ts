@@ -114,6 +114,14 @@ async function createNamespaceWith(
     });
 }
 
+/** kube-sweep's mutating requests since `mark` that touched anything but `namespaces`. */
+function mutationsOutside(mark: number, since: Date, namespaces: readonly string[]) {
+  return toolMutationsSince(mark, since).filter((e) => {
+    const m = /\/namespaces\/([^/?]+)/.exec(e.requestURI);
+    return !m || !namespaces.includes(m[1]!);
+  });
+}
+
 const inputs = (extra: Record<string, string> = {}) => ({
   mode: 'reap',
   environments: `${prefix}-{id}-*`,
@@ -244,11 +252,7 @@ test('by creationTimestamp: of two environments created seconds apart, only the 
     expect(byId.get('2')!.reasons).toEqual(['not abandoned: not older than 4s']);
     for (const ns of a) expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeUndefined();
     for (const ns of b) expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeDefined();
-    const outside = toolMutationsSince(mark, started).filter((e) => {
-      const m = /\/namespaces\/([^/?]+)/.exec(e.requestURI);
-      return !m || !a.includes(m[1]!);
-    });
-    expect(outside).toEqual([]);
+    expect(mutationsOutside(mark, started, a)).toEqual([]);
   } finally {
     for (const ns of [...a, ...b]) await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
@@ -278,11 +282,7 @@ test('by annotation alone (no older-than, no other condition): an environment wh
     expect(byId.get('2')!.reasons).toEqual(['not abandoned: no expiry annotation on its namespaces']);
     for (const ns of expired) expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeUndefined();
     for (const ns of unmarked) expect(await getOrUndefined(api, `/api/v1/namespaces/${ns}`)).toBeDefined();
-    const outside = toolMutationsSince(mark, started).filter((e) => {
-      const m = /\/namespaces\/([^/?]+)/.exec(e.requestURI);
-      return !m || !expired.includes(m[1]!);
-    });
-    expect(outside).toEqual([]);
+    expect(mutationsOutside(mark, started, expired)).toEqual([]);
   } finally {
     for (const ns of [...expired, ...unmarked]) await deleteIfPresent(api, `/api/v1/namespaces/${ns}`);
   }
